@@ -1,0 +1,288 @@
+//! Parsing `#[rop(...)]` into a typed [`KindAttrs`], collecting every error with its span.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{DeriveInput, Ident, LitBool, LitInt, LitStr, Path};
+
+use crate::names;
+
+/// One `printcolumn(...)`.
+pub struct PrinterColumn {
+    pub name: String,
+    pub type_: String,
+    pub json_path: String,
+    pub description: Option<String>,
+    pub format: Option<String>,
+    pub priority: Option<i32>,
+}
+
+/// `scale(...)`.
+pub struct Scale {
+    pub spec_replicas_path: String,
+    pub status_replicas_path: String,
+    pub label_selector_path: Option<String>,
+}
+
+/// Everything `#[rop(...)]` says about a kind, with defaults applied.
+pub struct KindAttrs {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub singular: String,
+    pub namespaced: bool,
+    pub status: Option<Path>,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    pub printer_columns: Vec<PrinterColumn>,
+    pub scale: Option<(Scale, Span)>,
+    pub storage: bool,
+    pub served: bool,
+    pub deprecated: Option<String>,
+    pub derives: Vec<Path>,
+    pub doc: Option<String>,
+}
+
+/// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
+const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc";
+
+#[derive(Default)]
+struct Raw {
+    group: Option<LitStr>,
+    version: Option<LitStr>,
+    kind: Option<LitStr>,
+    plural: Option<LitStr>,
+    singular: Option<LitStr>,
+    namespaced: Option<bool>,
+    status: Option<Path>,
+    short_names: Vec<String>,
+    categories: Vec<String>,
+    printer_columns: Vec<PrinterColumn>,
+    scale: Option<(Scale, Span)>,
+    storage: Option<bool>,
+    served: Option<bool>,
+    deprecated: Option<String>,
+    derives: Vec<Path>,
+    doc: Option<String>,
+}
+
+/// Collects errors so the user sees all of them at once.
+#[derive(Default)]
+struct Errors(Option<syn::Error>);
+
+impl Errors {
+    fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+}
+
+fn flag_or_bool(meta: &ParseNestedMeta) -> syn::Result<bool> {
+    if meta.input.peek(syn::Token![=]) { Ok(meta.value()?.parse::<LitBool>()?.value) } else { Ok(true) }
+}
+
+fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
+    meta.value()?.parse::<LitStr>()
+}
+
+fn set_once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
+    if slot.is_some() {
+        return Err(meta.error(format!("`{key}` is given twice in #[rop(...)]: keep one")));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn parse_printcolumn(meta: &ParseNestedMeta) -> syn::Result<PrinterColumn> {
+    let (mut name, mut type_, mut json_path) = (None, None, None);
+    let (mut description, mut format, mut priority) = (None, None, None);
+    let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
+    meta.parse_nested_meta(|inner| {
+        let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        match key.as_str() {
+            "name" => name = Some(string(&inner)?.value()),
+            "type_" | "type" => type_ = Some(string(&inner)?.value()),
+            "json_path" => json_path = Some(string(&inner)?.value()),
+            "description" => description = Some(string(&inner)?.value()),
+            "format" => format = Some(string(&inner)?.value()),
+            "priority" => priority = Some(inner.value()?.parse::<LitInt>()?.base10_parse::<i32>()?),
+            _ => {
+                return Err(inner.error(
+                    "unknown key in printcolumn(...): expected name, type_, json_path, description, format or priority",
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    let missing = |what: &str| syn::Error::new(span, format!("printcolumn(...) needs `{what} = \"...\"`"));
+    let type_ = type_.ok_or_else(|| missing("type_"))?;
+    const TYPES: [&str; 5] = ["integer", "number", "string", "boolean", "date"];
+    if !TYPES.contains(&type_.as_str()) {
+        return Err(syn::Error::new(
+            span,
+            format!("printcolumn type_ \"{type_}\" is not one of integer, number, string, boolean, date"),
+        ));
+    }
+    let json_path = json_path.ok_or_else(|| missing("json_path"))?;
+    if !json_path.starts_with('.') {
+        return Err(syn::Error::new(
+            span,
+            format!("printcolumn json_path \"{json_path}\" must start with '.', e.g. \".spec.size\""),
+        ));
+    }
+    Ok(PrinterColumn { name: name.ok_or_else(|| missing("name"))?, type_, json_path, description, format, priority })
+}
+
+fn parse_scale(meta: &ParseNestedMeta) -> syn::Result<Scale> {
+    let (mut spec, mut status, mut selector) = (None, None, None);
+    let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
+    meta.parse_nested_meta(|inner| {
+        let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        match key.as_str() {
+            "spec_replicas_path" => spec = Some(string(&inner)?.value()),
+            "status_replicas_path" => status = Some(string(&inner)?.value()),
+            "label_selector_path" => selector = Some(string(&inner)?.value()),
+            _ => {
+                return Err(inner.error(
+                    "unknown key in scale(...): expected spec_replicas_path, status_replicas_path or label_selector_path",
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    let missing = |what: &str| syn::Error::new(span, format!("scale(...) needs `{what} = \"...\"`"));
+    Ok(Scale {
+        spec_replicas_path: spec.ok_or_else(|| missing("spec_replicas_path"))?,
+        status_replicas_path: status.ok_or_else(|| missing("status_replicas_path"))?,
+        label_selector_path: selector,
+    })
+}
+
+fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
+    let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+    match key.as_str() {
+        "group" => set_once(&mut raw.group, string(meta)?, meta, "group"),
+        "version" => set_once(&mut raw.version, string(meta)?, meta, "version"),
+        "kind" => set_once(&mut raw.kind, string(meta)?, meta, "kind"),
+        "plural" => set_once(&mut raw.plural, string(meta)?, meta, "plural"),
+        "singular" => set_once(&mut raw.singular, string(meta)?, meta, "singular"),
+        "namespaced" => set_once(&mut raw.namespaced, flag_or_bool(meta)?, meta, "namespaced"),
+        "status" => set_once(&mut raw.status, string(meta)?.parse::<Path>()?, meta, "status"),
+        "shortname" => {
+            raw.short_names.push(string(meta)?.value());
+            Ok(())
+        }
+        "category" => {
+            raw.categories.push(string(meta)?.value());
+            Ok(())
+        }
+        "printcolumn" => {
+            raw.printer_columns.push(parse_printcolumn(meta)?);
+            Ok(())
+        }
+        "scale" => {
+            let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
+            let scale = parse_scale(meta)?;
+            set_once(&mut raw.scale, (scale, span), meta, "scale")
+        }
+        "storage" => set_once(&mut raw.storage, flag_or_bool(meta)?, meta, "storage"),
+        "served" => set_once(&mut raw.served, flag_or_bool(meta)?, meta, "served"),
+        "deprecated" => {
+            let warning = if meta.input.peek(syn::Token![=]) { string(meta)?.value() } else { String::new() };
+            set_once(&mut raw.deprecated, warning, meta, "deprecated")
+        }
+        "derive" => {
+            raw.derives.push(string(meta)?.parse::<Path>()?);
+            Ok(())
+        }
+        "doc" => set_once(&mut raw.doc, string(meta)?.value(), meta, "doc"),
+        _ => Err(meta.error(format!("unknown key `{key}` in #[rop(...)]: expected one of {KEYS}"))),
+    }
+}
+
+/// Parses and checks the `#[rop(...)]` attributes of `input`.
+///
+/// # Errors
+/// Every problem found, each pointing at its tokens: unknown or repeated keys, missing
+/// `group`/`version`/`kind`, names that break the Kubernetes naming rules, a scale subresource
+/// without status.
+pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
+    let mut raw = Raw::default();
+    let mut errors = Errors::default();
+    let mut seen = false;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("rop")) {
+        seen = true;
+        if let Err(e) = attr.parse_nested_meta(|meta| parse_key(&mut raw, &meta)) {
+            errors.push(e);
+        }
+    }
+    if !seen {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "#[derive(CustomResource)] needs #[rop(group = \"...\", version = \"...\", kind = \"...\")] on the spec type",
+        ));
+    }
+    let required = |lit: Option<LitStr>, key: &str, errors: &mut Errors| {
+        lit.or_else(|| {
+            errors.push(syn::Error::new_spanned(&input.ident, format!("#[rop(...)] needs `{key} = \"...\"`")));
+            None
+        })
+    };
+    let group = required(raw.group, "group", &mut errors);
+    let version = required(raw.version, "version", &mut errors);
+    let kind = required(raw.kind, "kind", &mut errors);
+    let mut check = |lit: &Option<LitStr>, what: &str, rule: fn(&str) -> Option<&'static str>| {
+        if let Some(lit) = lit
+            && let Some(reason) = rule(&lit.value())
+        {
+            errors.push(syn::Error::new(lit.span(), format!("{what} \"{}\" {reason}", lit.value())));
+        }
+    };
+    check(&group, "group", names::check_group);
+    check(&version, "version", names::check_version);
+    check(&kind, "kind", names::check_kind);
+    check(&raw.plural, "plural", names::check_resource_name);
+    check(&raw.singular, "singular", names::check_resource_name);
+    if let Some(kind) = &kind
+        && input.ident == kind.value()
+    {
+        errors.push(syn::Error::new(
+            kind.span(),
+            format!(
+                "kind \"{0}\" is the name of the type deriving CustomResource; the derive goes on the spec: rename the type to {0}Spec",
+                kind.value()
+            ),
+        ));
+    }
+    if let Some((_, span)) = &raw.scale
+        && raw.status.is_none()
+    {
+        errors.push(syn::Error::new(*span, "scale(...) needs a status subresource: add `status = \"...Status\"`"));
+    }
+    if let Some(e) = errors.0 {
+        return Err(e);
+    }
+    let (group, version, kind) = (group.unwrap().value(), version.unwrap().value(), kind.unwrap().value());
+    let singular = raw.singular.map(|s| s.value()).unwrap_or_else(|| kind.to_ascii_lowercase());
+    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| names::default_plural(&singular));
+    Ok(KindAttrs {
+        group,
+        version,
+        kind,
+        plural,
+        singular,
+        namespaced: raw.namespaced.unwrap_or(true),
+        status: raw.status,
+        short_names: raw.short_names,
+        categories: raw.categories,
+        printer_columns: raw.printer_columns,
+        scale: raw.scale,
+        storage: raw.storage.unwrap_or(false),
+        served: raw.served.unwrap_or(true),
+        deprecated: raw.deprecated,
+        derives: raw.derives,
+        doc: raw.doc,
+    })
+}

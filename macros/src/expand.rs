@@ -1,0 +1,177 @@
+//! Code generation from the typed [`KindAttrs`]; reads no raw tokens.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::DeriveInput;
+
+use crate::attrs::KindAttrs;
+
+fn opt_str(value: &Option<String>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
+    let spec = &input.ident;
+    let vis = &input.vis;
+    let root = format_ident!("{}", attrs.kind);
+    let p = quote!(::rop::__private);
+    let KindAttrs { group, version, kind, plural, singular, namespaced, .. } = attrs;
+    let api_version = format!("{group}/{version}");
+    let crd_name = format!("{plural}.{group}");
+    let description = attrs.doc.clone().unwrap_or_else(|| format!("{kind} is the Schema for the {plural} API"));
+    let root_doc = format!(" {description}");
+    let derives = &attrs.derives;
+    let short_names = &attrs.short_names;
+    let categories = &attrs.categories;
+    let scope = if *namespaced {
+        quote!(#p::k8s_openapi::NamespaceResourceScope)
+    } else {
+        quote!(#p::k8s_openapi::ClusterResourceScope)
+    };
+    let has_status = attrs.status.is_some();
+    let status_ty = attrs.status.as_ref().map(|s| quote!(#s)).unwrap_or_else(|| quote!(()));
+    let storage = attrs.storage;
+    let served = attrs.served;
+    let deprecated = opt_str(&attrs.deprecated);
+    let columns = attrs.printer_columns.iter().map(|c| {
+        let (name, type_, json_path) = (&c.name, &c.type_, &c.json_path);
+        let description = opt_str(&c.description);
+        let format = opt_str(&c.format);
+        let priority = match c.priority {
+            Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(::rop::PrinterColumn { name: #name, type_: #type_, json_path: #json_path, description: #description, format: #format, priority: #priority })
+    });
+    let scale = match &attrs.scale {
+        Some((s, _)) => {
+            let (spec_path, status_path) = (&s.spec_replicas_path, &s.status_replicas_path);
+            let selector = opt_str(&s.label_selector_path);
+            quote!(::core::option::Option::Some(::rop::Scale { spec_replicas_path: #spec_path, status_replicas_path: #status_path, label_selector_path: #selector }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+
+    let status_field = has_status.then(|| {
+        quote! {
+            /// Observed state, written by the controller through the status subresource.
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub status: ::core::option::Option<#status_ty>,
+        }
+    });
+    let status_init = has_status.then(|| quote!(status: ::core::option::Option::None,));
+    let status_ser = has_status.then(|| {
+        quote! {
+            if let ::core::option::Option::Some(status) = &self.status {
+                state.serialize_field("status", status)?;
+            }
+        }
+    });
+    let field_count = if has_status { quote!(4 + usize::from(self.status.is_some())) } else { quote!(4) };
+    let has_status_impl = has_status.then(|| {
+        quote! {
+            impl #p::kube_core::object::HasStatus for #root {
+                type Status = #status_ty;
+                fn status(&self) -> ::core::option::Option<&#status_ty> { self.status.as_ref() }
+                fn status_mut(&mut self) -> &mut ::core::option::Option<#status_ty> { &mut self.status }
+            }
+        }
+    });
+
+    quote! {
+        #[doc = #root_doc]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug, #p::serde::Deserialize #(, #derives)*)]
+        #[serde(crate = "::rop::__private::serde")]
+        #vis struct #root {
+            /// Standard object metadata: name, namespace, labels, finalizers, owner references.
+            pub metadata: #p::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+            /// Desired state, written by the user.
+            pub spec: #spec,
+            #status_field
+        }
+
+        impl #root {
+            /// A new object with the given name and spec; everything else empty.
+            pub fn new(name: &str, spec: #spec) -> Self {
+                Self {
+                    metadata: #p::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        name: ::core::option::Option::Some(::std::string::ToString::to_string(name)),
+                        ..::core::default::Default::default()
+                    },
+                    spec,
+                    #status_init
+                }
+            }
+        }
+
+        // Written by hand so `apiVersion` and `kind` are always on the wire.
+        impl #p::serde::Serialize for #root {
+            fn serialize<S: #p::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                use #p::serde::ser::SerializeStruct;
+                let mut state = serializer.serialize_struct(#kind, #field_count)?;
+                state.serialize_field("apiVersion", #api_version)?;
+                state.serialize_field("kind", #kind)?;
+                state.serialize_field("metadata", &self.metadata)?;
+                state.serialize_field("spec", &self.spec)?;
+                #status_ser
+                state.end()
+            }
+        }
+
+        impl #p::kube_core::Resource for #root {
+            type DynamicType = ();
+            type Scope = #scope;
+            fn kind(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#kind) }
+            fn group(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#group) }
+            fn version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#version) }
+            fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#api_version) }
+            fn plural(_: &()) -> ::std::borrow::Cow<'_, str> { ::std::borrow::Cow::Borrowed(#plural) }
+            fn meta(&self) -> &#p::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &self.metadata }
+            fn meta_mut(&mut self) -> &mut #p::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &mut self.metadata }
+        }
+
+        impl #p::kube_core::object::HasSpec for #root {
+            type Spec = #spec;
+            fn spec(&self) -> &#spec { &self.spec }
+            fn spec_mut(&mut self) -> &mut #spec { &mut self.spec }
+        }
+
+        #has_status_impl
+
+        impl ::rop::CustomResource for #root {
+            type Spec = #spec;
+            type Status = #status_ty;
+            const DEFINITION: ::rop::KindDefinition = ::rop::KindDefinition {
+                group: #group,
+                version: #version,
+                kind: #kind,
+                plural: #plural,
+                singular: #singular,
+                namespaced: #namespaced,
+                short_names: &[#(#short_names),*],
+                categories: &[#(#categories),*],
+                printer_columns: &[#(#columns),*],
+                has_status: #has_status,
+                scale: #scale,
+                storage: #storage,
+                served: #served,
+                deprecated: #deprecated,
+                description: #description,
+            };
+        }
+
+        impl #p::kube_core::CustomResourceExt for #root {
+            fn crd() -> #p::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+                ::rop::crd::single_version::<Self>()
+            }
+            fn crd_name() -> &'static str { #crd_name }
+            fn api_resource() -> #p::kube_core::ApiResource {
+                #p::kube_core::ApiResource::erase::<Self>(&())
+            }
+            fn shortnames() -> &'static [&'static str] { &[#(#short_names),*] }
+        }
+    }
+}

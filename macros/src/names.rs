@@ -1,0 +1,56 @@
+//! Name rules the derive checks at compile time, so a bad name never reaches a cluster.
+//! Sources: DNS-1123 subdomain (API group), DNS-1035 label (version), Kubernetes API
+//! conventions (kinds are UpperCamelCase; plurals and singulars are lower-case).
+
+/// `Some(reason)` when `group` is not a DNS-1123 subdomain with at least one dot.
+pub fn check_group(group: &str) -> Option<&'static str> {
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if group.len() > 253 || !group.split('.').all(label_ok) {
+        Some("must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', e.g. \"cache.example.com\"")
+    } else if !group.contains('.') {
+        Some("must contain a dot: write the full group with its domain, e.g. \"cache.example.com\"")
+    } else {
+        None
+    }
+}
+
+/// `Some(reason)` when `version` is not a DNS-1035 label.
+pub fn check_version(version: &str) -> Option<&'static str> {
+    let ok = !version.is_empty()
+        && version.len() <= 63
+        && version.starts_with(|c: char| c.is_ascii_lowercase())
+        && version.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !version.ends_with('-');
+    (!ok).then_some("must be a DNS-1035 label such as \"v1\", \"v1alpha1\" or \"v2beta3\"")
+}
+
+/// `Some(reason)` when `kind` is not UpperCamelCase ASCII.
+pub fn check_kind(kind: &str) -> Option<&'static str> {
+    let ok = kind.starts_with(|c: char| c.is_ascii_uppercase()) && kind.chars().all(|c| c.is_ascii_alphanumeric());
+    (!ok).then_some("must be UpperCamelCase letters and digits, e.g. \"Memcached\"")
+}
+
+/// `Some(reason)` when `name` (a plural or singular) is not a lower-case DNS-1035 label.
+pub fn check_resource_name(name: &str) -> Option<&'static str> {
+    check_version(name).map(|_| "must be lower-case letters, digits and '-', starting with a letter")
+}
+
+/// The default plural of a lower-cased kind: `s`, `x`, `z`, `ch`, `sh` → `+es`;
+/// consonant + `y` → `ies`; otherwise `+s`. Irregular plurals are given with `plural = "..."`;
+/// `rop create api` always writes the plural out.
+pub fn default_plural(singular: &str) -> String {
+    let consonant_y = singular.ends_with('y') && !singular[..singular.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    if ["s", "x", "z", "ch", "sh"].iter().any(|end| singular.ends_with(end)) {
+        format!("{singular}es")
+    } else if consonant_y {
+        format!("{}ies", &singular[..singular.len() - 1])
+    } else {
+        format!("{singular}s")
+    }
+}

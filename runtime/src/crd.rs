@@ -1,0 +1,202 @@
+//! Building `CustomResourceDefinition`s from kinds, and merging a kind's versions into one.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
+    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
+    CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation, JSONSchemaProps,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde_json::{Value, json};
+
+use crate::resource::{CustomResource, KindDefinition};
+use crate::schema::structural_schema_for;
+
+/// The root `openAPIV3Schema` of kind `K`: `apiVersion`, `kind`, `metadata`, `spec` (required)
+/// and, when the kind has one, `status`, described the way controller-gen describes them
+/// (the `apiVersion` and `kind` texts are the Kubernetes API conventions' definitions).
+pub fn root_schema<K: CustomResource + ?Sized>() -> Value {
+    let def = &K::DEFINITION;
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "apiVersion".into(),
+        json!({
+            "description": "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+            "type": "string"
+        }),
+    );
+    properties.insert(
+        "kind".into(),
+        json!({
+            "description": "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+            "type": "string"
+        }),
+    );
+    properties.insert("metadata".into(), json!({ "type": "object" }));
+    properties.insert("spec".into(), without_nullable(structural_schema_for::<K::Spec>()));
+    if def.has_status {
+        properties.insert("status".into(), without_nullable(structural_schema_for::<K::Status>()));
+    }
+    json!({
+        "description": def.description,
+        "type": "object",
+        "properties": properties,
+        "required": ["spec"],
+    })
+}
+
+/// `spec` and `status` sit directly under the root, where `nullable` has no use.
+fn without_nullable(mut schema: Value) -> Value {
+    if let Value::Object(map) = &mut schema {
+        map.remove("nullable");
+    }
+    schema
+}
+
+/// The single-version CRD of kind `K`.
+///
+/// # Panics
+/// When schemars produces a schema `JSONSchemaProps` cannot hold, which would be a bug in
+/// [`crate::schema`].
+pub fn for_kind<K: CustomResource + ?Sized>() -> CustomResourceDefinition {
+    let def = &K::DEFINITION;
+    let schema: JSONSchemaProps = serde_json::from_value(root_schema::<K>())
+        .expect("rop::schema produced a schema that JSONSchemaProps cannot hold");
+    CustomResourceDefinition {
+        metadata: ObjectMeta { name: Some(def.crd_name()), ..ObjectMeta::default() },
+        spec: CustomResourceDefinitionSpec {
+            group: def.group.into(),
+            names: names(def),
+            scope: if def.namespaced { "Namespaced" } else { "Cluster" }.into(),
+            versions: vec![version(def, schema)],
+            conversion: None,
+            preserve_unknown_fields: None,
+        },
+        status: None,
+    }
+}
+
+fn names(def: &KindDefinition) -> CustomResourceDefinitionNames {
+    let list = |items: &[&str]| (!items.is_empty()).then(|| items.iter().map(|s| s.to_string()).collect());
+    CustomResourceDefinitionNames {
+        kind: def.kind.into(),
+        list_kind: Some(format!("{}List", def.kind)),
+        plural: def.plural.into(),
+        singular: Some(def.singular.into()),
+        short_names: list(def.short_names),
+        categories: list(def.categories),
+    }
+}
+
+fn version(def: &KindDefinition, schema: JSONSchemaProps) -> CustomResourceDefinitionVersion {
+    let columns: Vec<_> = def
+        .printer_columns
+        .iter()
+        .map(|c| CustomResourceColumnDefinition {
+            name: c.name.into(),
+            type_: c.type_.into(),
+            json_path: c.json_path.into(),
+            description: c.description.map(Into::into),
+            format: c.format.map(Into::into),
+            priority: c.priority,
+        })
+        .collect();
+    let subresources = def.has_status.then(|| CustomResourceSubresources {
+        status: Some(CustomResourceSubresourceStatus(json!({}))),
+        scale: def.scale.map(|s| CustomResourceSubresourceScale {
+            spec_replicas_path: s.spec_replicas_path.into(),
+            status_replicas_path: s.status_replicas_path.into(),
+            label_selector_path: s.label_selector_path.map(Into::into),
+        }),
+    });
+    CustomResourceDefinitionVersion {
+        name: def.version.into(),
+        served: def.served,
+        storage: def.storage,
+        deprecated: def.deprecated.map(|_| true),
+        deprecation_warning: def.deprecated.filter(|w| !w.is_empty()).map(Into::into),
+        additional_printer_columns: (!columns.is_empty()).then_some(columns),
+        schema: Some(CustomResourceValidation { open_api_v3_schema: Some(schema) }),
+        subresources,
+        selectable_fields: None,
+    }
+}
+
+/// Why a kind's versions cannot form one CRD.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum MergeError {
+    #[error(
+        "kind {kind}.{group} has no storage version: mark exactly one of its versions ({versions}) with #[rop(storage)]"
+    )]
+    NoStorageVersion { group: String, kind: String, versions: String },
+    #[error("kind {kind}.{group} has {count} storage versions ({versions}): keep #[rop(storage)] on exactly one")]
+    ManyStorageVersions { group: String, kind: String, count: usize, versions: String },
+    #[error("kind {kind}.{group} has no served version: remove #[rop(served = false)] from at least one of {versions}")]
+    NoServedVersion { group: String, kind: String, versions: String },
+    #[error(
+        "kind {kind}.{group} is declared twice with version {version}: each version of a kind needs its own module"
+    )]
+    DuplicateVersion { group: String, kind: String, version: String },
+    #[error("versions of {crd_name} disagree on {what}: every version of a kind must give the same {what}")]
+    Disagree { crd_name: String, what: &'static str },
+}
+
+/// Merges single-version CRDs into one CRD per group and kind (the API server holds one
+/// `CustomResourceDefinition` per `<plural>.<group>`), with versions sorted by name as
+/// controller-gen sorts them.
+///
+/// A kind with one version gets `storage: true` whatever its attribute said (controller-gen
+/// does the same); otherwise exactly one version must be the storage version, and at least one
+/// must be served (apiextensions validation: "must have exactly one version marked as storage
+/// version", "must serve at least one version").
+pub fn merge(crds: Vec<CustomResourceDefinition>) -> Result<Vec<CustomResourceDefinition>, MergeError> {
+    let mut by_name: BTreeMap<String, Vec<CustomResourceDefinition>> = BTreeMap::new();
+    for crd in crds {
+        by_name.entry(crd.metadata.name.clone().unwrap_or_default()).or_default().push(crd);
+    }
+    by_name.into_values().map(merge_one).collect()
+}
+
+fn merge_one(mut parts: Vec<CustomResourceDefinition>) -> Result<CustomResourceDefinition, MergeError> {
+    let mut merged = parts.remove(0);
+    let crd_name = merged.metadata.name.clone().unwrap_or_default();
+    for part in parts {
+        if part.spec.scope != merged.spec.scope {
+            return Err(MergeError::Disagree { crd_name, what: "scope (namespaced)" });
+        }
+        if part.spec.names != merged.spec.names {
+            return Err(MergeError::Disagree { crd_name, what: "names (plural, singular, short names, categories)" });
+        }
+        merged.spec.versions.extend(part.spec.versions);
+    }
+    let group = merged.spec.group.clone();
+    let kind = merged.spec.names.kind.clone();
+    merged.spec.versions.sort_by(|a, b| a.name.cmp(&b.name));
+    let names: Vec<&str> = merged.spec.versions.iter().map(|v| v.name.as_str()).collect();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(MergeError::DuplicateVersion { group, kind, version: w[0].to_string() });
+    }
+    let versions = names.join(", ");
+    if merged.spec.versions.len() == 1 {
+        merged.spec.versions[0].storage = true;
+    }
+    let storage = merged.spec.versions.iter().filter(|v| v.storage).count();
+    match storage {
+        0 => return Err(MergeError::NoStorageVersion { group, kind, versions }),
+        1 => {}
+        count => return Err(MergeError::ManyStorageVersions { group, kind, count, versions }),
+    }
+    if !merged.spec.versions.iter().any(|v| v.served) {
+        return Err(MergeError::NoServedVersion { group, kind, versions });
+    }
+    Ok(merged)
+}
+
+/// The CRD of kind `K` on its own, as `CustomResourceExt::crd()` returns it: its one version is
+/// the storage version whatever `#[rop(storage)]` says, as in [`merge`].
+pub fn single_version<K: CustomResource + ?Sized>() -> CustomResourceDefinition {
+    let mut crd = for_kind::<K>();
+    crd.spec.versions[0].storage = true;
+    crd
+}

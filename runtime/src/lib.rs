@@ -1,0 +1,31 @@
+//! Runtime support for operators scaffolded by `rop`.
+//!
+//! Generated API crates put `#[derive(CustomResource)]` on a `FooSpec` struct; the derive emits the
+//! root type `Foo` and implements [`CustomResource`] for it. This crate turns those facts into
+//! Kubernetes manifests:
+//!
+//! - [`schema`]: schemars output → structural OpenAPI v3 schemas the API server accepts;
+//! - [`crd`]: one `CustomResourceDefinition` per kind, all versions merged, one storage version;
+//! - [`rbac`]: the RBAC rules controllers need, normalised the way controller-gen does;
+//! - [`manifests`]: the generator entry point a project's `manifests` binary calls, and the
+//!   assembly of the files `rop generate` writes under `config/`.
+
+pub mod crd;
+pub mod manifests;
+pub mod rbac;
+mod resource;
+pub mod schema;
+pub mod yaml;
+
+pub use resource::{CustomResource, KindDefinition, PrinterColumn, Scale};
+pub use rop_macros::CustomResource;
+
+/// Paths the derive's expansion uses, so a project needs no direct dependency on them.
+#[doc(hidden)]
+pub mod __private {
+    pub use k8s_openapi;
+    pub use kube_core;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

@@ -1,0 +1,119 @@
+//! The manifests generator and the files `rop generate` writes.
+//!
+//! A generated project's api crate has a small binary, `manifests`, that lists the project's
+//! kinds and calls [`main`]. It prints a [`Bundle`] as JSON on stdout; `rop generate` reads it
+//! and turns it into files with [`assemble`]. Only the api crate is linked into that binary,
+//! so it builds fast and never needs a cluster.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use serde::{Deserialize, Serialize};
+
+use crate::crd::{self, MergeError};
+use crate::rbac::{self, Rule};
+use crate::resource::CustomResource;
+use crate::yaml;
+
+/// Version of the [`Bundle`] format; `rop generate` refuses a bundle of another version.
+pub const BUNDLE_FORMAT: u32 = 1;
+
+/// The role name of the generated `ClusterRole`, as kubebuilder's `rbac:roleName=manager-role`.
+pub const MANAGER_ROLE: &str = "manager-role";
+
+/// What one version of one kind contributes to the manifests.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KindManifest {
+    /// The Rust path of the root type, e.g. `v1alpha1::Memcached`, to name it in messages.
+    pub rust_type: String,
+    /// This version's single-version CRD.
+    pub crd: CustomResourceDefinition,
+    /// The RBAC rules the kind's controller needs.
+    pub rules: Vec<Rule>,
+}
+
+/// Everything the generator binary reports, as JSON on its stdout.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Bundle {
+    pub format: u32,
+    pub kinds: Vec<KindManifest>,
+}
+
+/// One kind as the generator binary lists it; build with [`kind`].
+pub struct Kind {
+    rust_type: &'static str,
+    crd: fn() -> CustomResourceDefinition,
+    rules: fn() -> Vec<Rule>,
+}
+
+/// Lists root type `K` in the generator; `rust_type` names it in messages.
+pub fn kind<K: CustomResource>(rust_type: &'static str) -> Kind {
+    Kind { rust_type, crd: K::custom_resource_definition, rules: K::rbac_rules }
+}
+
+/// Builds the bundle for `kinds`.
+pub fn bundle(kinds: &[Kind]) -> Bundle {
+    Bundle {
+        format: BUNDLE_FORMAT,
+        kinds: kinds
+            .iter()
+            .map(|k| KindManifest { rust_type: k.rust_type.into(), crd: (k.crd)(), rules: (k.rules)() })
+            .collect(),
+    }
+}
+
+/// Entry point of a project's `manifests` binary: prints the bundle of `kinds` as JSON.
+///
+/// # Panics
+/// When stdout cannot be written (the caller, `rop generate`, reads a pipe).
+pub fn main(kinds: &[Kind]) {
+    let json = serde_json::to_string(&bundle(kinds)).expect("a bundle always serialises");
+    let mut out = std::io::stdout().lock();
+    out.write_all(json.as_bytes()).and_then(|()| out.write_all(b"\n")).expect("writing the bundle to stdout");
+}
+
+/// A file `rop generate` writes: a path relative to the project root and its full content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputFile {
+    pub path: String,
+    pub content: String,
+}
+
+/// Why a bundle cannot be turned into manifests.
+#[derive(Debug, thiserror::Error)]
+pub enum AssembleError {
+    #[error(
+        "the manifests generator speaks bundle format {found}, this rop speaks {BUNDLE_FORMAT}: build the project against the rop runtime that matches this rop (see --rop-path / --rop-version)"
+    )]
+    Format { found: u32 },
+    #[error(transparent)]
+    Merge(#[from] MergeError),
+    #[error("cannot render {path}: {source}")]
+    Render { path: String, source: serde_json::Error },
+}
+
+/// The files of `config/` that come from the bundle:
+/// `config/crd/bases/<group>_<plural>.yaml` per kind (all versions merged) and
+/// `config/rbac/role.yaml` (the normalised roles, `ClusterRole` `manager-role` first).
+///
+/// # Errors
+/// A bundle of another format, or versions that cannot merge ([`MergeError`]).
+pub fn assemble(bundle: &Bundle) -> Result<Vec<OutputFile>, AssembleError> {
+    if bundle.format != BUNDLE_FORMAT {
+        return Err(AssembleError::Format { found: bundle.format });
+    }
+    let crds = crd::merge(bundle.kinds.iter().map(|k| k.crd.clone()).collect())?;
+    let mut files = BTreeMap::new();
+    for crd in &crds {
+        let path = format!("config/crd/bases/{}_{}.yaml", crd.spec.group, crd.spec.names.plural);
+        let content = yaml::document(crd).map_err(|source| AssembleError::Render { path: path.clone(), source })?;
+        files.insert(path, content);
+    }
+    let rules: Vec<Rule> = bundle.kinds.iter().flat_map(|k| k.rules.iter().cloned()).collect();
+    let roles: Vec<_> = rbac::roles(&rules, MANAGER_ROLE).iter().map(rbac::Role::to_object).collect();
+    let path = "config/rbac/role.yaml".to_string();
+    let content = yaml::documents(&roles).map_err(|source| AssembleError::Render { path: path.clone(), source })?;
+    files.insert(path, content);
+    Ok(files.into_iter().map(|(path, content)| OutputFile { path, content }).collect())
+}

@@ -1,0 +1,102 @@
+//! The facts `#[derive(CustomResource)]` records about a kind.
+
+use schemars::JsonSchema;
+
+/// One additional printer column (`additionalPrinterColumns` entry of a CRD version).
+///
+/// Mirrors `apiextensions.k8s.io/v1 CustomResourceColumnDefinition`; `type_` is one of
+/// `integer`, `number`, `string`, `boolean`, `date`, and `json_path` is a simple JSON path
+/// such as `.spec.size`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrinterColumn {
+    pub name: &'static str,
+    pub type_: &'static str,
+    pub json_path: &'static str,
+    pub description: Option<&'static str>,
+    pub format: Option<&'static str>,
+    pub priority: Option<i32>,
+}
+
+/// The scale subresource (`subresources.scale`): JSON paths of the replica counts and,
+/// optionally, of the label selector (in `status`) used by the HorizontalPodAutoscaler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scale {
+    pub spec_replicas_path: &'static str,
+    pub status_replicas_path: &'static str,
+    pub label_selector_path: Option<&'static str>,
+}
+
+/// Everything a CRD version and the kind's controller need to know about a kind, as written in
+/// its `#[rop(...)]` attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindDefinition {
+    /// API group, e.g. `cache.example.com`.
+    pub group: &'static str,
+    /// API version, e.g. `v1alpha1`.
+    pub version: &'static str,
+    /// Kind, UpperCamelCase, e.g. `Memcached`.
+    pub kind: &'static str,
+    /// Lower-case plural used in URLs and the CRD name, e.g. `memcacheds`.
+    pub plural: &'static str,
+    /// Lower-case singular, e.g. `memcached`.
+    pub singular: &'static str,
+    /// `true` for `scope: Namespaced`, `false` for `scope: Cluster`.
+    pub namespaced: bool,
+    pub short_names: &'static [&'static str],
+    pub categories: &'static [&'static str],
+    pub printer_columns: &'static [PrinterColumn],
+    /// Whether the kind has a `status` and the status subresource.
+    pub has_status: bool,
+    pub scale: Option<Scale>,
+    /// Whether this version is the storage version. A kind has exactly one.
+    pub storage: bool,
+    /// Whether this version is served by the API server.
+    pub served: bool,
+    /// `Some(warning)` marks the version deprecated; an empty warning uses the server's default.
+    pub deprecated: Option<&'static str>,
+    /// Description of the root schema (the doc comment of the kind).
+    pub description: &'static str,
+}
+
+impl KindDefinition {
+    /// `<plural>.<group>`: the name of the kind's `CustomResourceDefinition`.
+    pub fn crd_name(&self) -> String {
+        format!("{}.{}", self.plural, self.group)
+    }
+
+    /// `<group>/<version>`.
+    pub fn api_version(&self) -> String {
+        format!("{}/{}", self.group, self.version)
+    }
+
+    /// The finalizer a kind's controller puts on its objects: `<group>/finalizer`, as
+    /// kubebuilder's scaffolded controllers name it.
+    pub fn finalizer(&self) -> String {
+        format!("{}/finalizer", self.group)
+    }
+}
+
+/// Implemented by `#[derive(CustomResource)]` for every root type.
+///
+/// `Spec` and `Status` are the user's types; their JSON schemas become the CRD's
+/// `spec` and `status` properties. A kind without status uses `()` as `Status`.
+pub trait CustomResource {
+    type Spec: JsonSchema;
+    type Status: JsonSchema;
+
+    /// The kind's facts from its `#[rop(...)]` attribute.
+    const DEFINITION: KindDefinition;
+
+    /// This version's `CustomResourceDefinition` (a single version; see [`crate::crd::merge`]).
+    fn custom_resource_definition()
+    -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+        crate::crd::for_kind::<Self>()
+    }
+
+    /// RBAC rules this kind's controller needs on the kind itself: the resource with every verb
+    /// a reconciler uses, `/status` get/update/patch and `/finalizers` update (the three
+    /// `+kubebuilder:rbac` markers kubebuilder scaffolds on a controller).
+    fn rbac_rules() -> Vec<crate::rbac::Rule> {
+        crate::rbac::Rule::for_kind(&Self::DEFINITION)
+    }
+}
