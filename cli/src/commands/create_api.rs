@@ -1,0 +1,288 @@
+//! `rop create api`: a new kind (or a new version of a kind) with its types, controller,
+//! sample, roles and PROJECT entry, inserted at scaffold markers.
+
+use std::path::Path;
+
+use anyhow::bail;
+use heck::ToSnakeCase;
+use tera::Context;
+
+use crate::names;
+use crate::project::{self, Api, Project, Resource};
+use crate::rustfmt;
+use crate::scaffold::markers;
+use crate::scaffold::plan::{self, IfExists, Plan};
+use crate::scaffold::templates::Templates;
+
+/// Parses `--flag`, `--flag=true` and `--flag=false` as kubebuilder accepts them.
+fn bool_flag() -> clap::builder::ValueParser {
+    clap::builder::BoolishValueParser::new().into()
+}
+
+/// Flags of `rop create api`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  rop create api --group cache --version v1alpha1 --kind Memcached")]
+pub struct CreateApiArgs {
+    /// API group without the domain, e.g. `cache` (the CRD's group is `cache.<domain>`).
+    #[arg(long)]
+    pub group: String,
+    /// API version, e.g. `v1alpha1`.
+    #[arg(long)]
+    pub version: String,
+    /// Kind, UpperCamelCase, e.g. `Memcached`.
+    #[arg(long)]
+    pub kind: String,
+    /// Plural resource name (default: the English plural of the lower-cased kind).
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Namespace-scoped kind; `--namespaced=false` for a cluster-scoped one.
+    #[arg(long, default_value = "true", num_args = 0..=1, default_missing_value = "true", value_parser = bool_flag())]
+    pub namespaced: bool,
+    /// Scaffold the types; `--resource=false` adds only a controller for an existing kind.
+    #[arg(long, default_value = "true", num_args = 0..=1, default_missing_value = "true", value_parser = bool_flag())]
+    pub resource: bool,
+    /// Scaffold a controller (reconciler) for the kind.
+    #[arg(long, default_value = "true", num_args = 0..=1, default_missing_value = "true", value_parser = bool_flag())]
+    pub controller: bool,
+    /// Overwrite the kind's types, controller and sample if they exist (their edits are lost).
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Everything about the kind the templates and markers need.
+struct KindNames {
+    group: String,
+    full_group: String,
+    version: String,
+    kind: String,
+    /// Lower-cased kind: object names (`memcached-sample`) and role names.
+    lower: String,
+    /// snake_case kind: Rust module and file names.
+    snake: String,
+    plural: String,
+}
+
+fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
+    names::check_group(&args.group, &project.domain)?;
+    names::check_version(&args.version)?;
+    names::check_kind(&args.kind)?;
+    let lower = args.kind.to_lowercase();
+    let plural = args.plural.clone().unwrap_or_else(|| names::pluralize(&lower));
+    names::check_plural(&plural)?;
+    if !args.resource && !args.controller {
+        bail!("--resource=false and --controller=false leave nothing to scaffold: drop one of them");
+    }
+    if !project.multigroup
+        && let Some(other) = project.resources.iter().find(|r| r.group != args.group)
+    {
+        bail!(
+            "this project already has group \"{}\" and is not multigroup: use --group {}, or a separate project for group \"{}\"",
+            other.group,
+            other.group,
+            args.group
+        );
+    }
+    for r in project.resources.iter().filter(|r| r.group == args.group) {
+        if r.kind == args.kind && r.plural != plural {
+            bail!(
+                "kind {} already has plural \"{}\" in version {}: every version of a kind has the same plural, use --plural {}",
+                r.kind,
+                r.plural,
+                r.version,
+                r.plural
+            );
+        }
+        if r.kind != args.kind && r.plural == plural {
+            bail!(
+                "plural \"{plural}\" is already the plural of kind {} in group {}: pass another --plural",
+                r.kind,
+                r.full_group()
+            );
+        }
+        if r.kind == args.kind
+            && r.version != args.version
+            && let Some(api) = &r.api
+            && api.namespaced != args.namespaced
+        {
+            let flag = if api.namespaced { "--namespaced" } else { "--namespaced=false" };
+            bail!(
+                "kind {} is {} in version {}: every version of a kind has the same scope, pass {flag}",
+                r.kind,
+                if api.namespaced { "namespaced" } else { "cluster-scoped" },
+                r.version
+            );
+        }
+    }
+    let existing = project.find(&args.group, &args.version, &args.kind);
+    if existing.is_some() && args.resource && !args.force {
+        bail!(
+            "API {}/{} {} already exists in PROJECT: pass --force to scaffold its types and controller again (their edits are lost)",
+            args.group,
+            args.version,
+            args.kind
+        );
+    }
+    if !args.resource && existing.and_then(|r| r.api.as_ref()).is_none() {
+        bail!(
+            "--resource=false needs existing types for {}/{} {}: run `rop create api` without --resource=false first",
+            args.group,
+            args.version,
+            args.kind
+        );
+    }
+    if args.controller
+        && let Some(other) = project
+            .resources
+            .iter()
+            .find(|r| r.group == args.group && r.kind == args.kind && r.version != args.version && r.controller)
+    {
+        bail!(
+            "kind {} already has a controller (scaffolded with version {}): one controller reconciles every version, pass --controller=false",
+            args.kind,
+            other.version
+        );
+    }
+    Ok(KindNames {
+        full_group: format!("{}.{}", args.group, project.domain),
+        group: args.group.clone(),
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        snake: args.kind.to_snake_case(),
+        lower,
+        plural,
+    })
+}
+
+/// Runs `rop create api` in the project at `root`.
+///
+/// # Errors
+/// Outside a project, invalid names, an existing kind without `--force`, a missing scaffold
+/// marker, or a failed write; in every case nothing is changed on disk.
+pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
+    let mut project = Project::load(root)?;
+    let k = check(&project, args)?;
+    let api_crate = project.api_crate();
+
+    let templates = Templates::load();
+    let mut context = Context::new();
+    context.insert("project_name", &project.project_name);
+    context.insert("project_crate", &project.project_name.replace('-', "_"));
+    context.insert("api_crate", &api_crate);
+    context.insert("group", &k.full_group);
+    context.insert("group_short", &k.group);
+    context.insert("version", &k.version);
+    context.insert("kind", &k.kind);
+    context.insert("kind_lower", &k.lower);
+    context.insert("kind_snake", &k.snake);
+    context.insert("plural", &k.plural);
+    context.insert("namespaced", &args.namespaced);
+    context.insert("header", &header_of(root));
+
+    let mut plan = Plan::new(root);
+    let if_exists = if args.force { IfExists::Overwrite } else { IfExists::Refuse };
+    let insert = |plan: &mut Plan, path: &str, marker: &str, fragment: &str| -> anyhow::Result<()> {
+        let current = plan.current(path)?.ok_or_else(|| {
+            anyhow::anyhow!(
+                "{path} is missing; rop adds code to it at `+rop:scaffold:{marker}`: restore it from version control or a fresh `rop init`"
+            )
+        })?;
+        plan.file(path, markers::insert(path, &current, marker, fragment)?, IfExists::Overwrite);
+        Ok(())
+    };
+
+    if args.resource {
+        let version_mod = format!("api/src/{}/mod.rs", k.version);
+        if plan.current(&version_mod)?.is_none() {
+            plan.file(&version_mod, templates.render("api/api/src/version/mod.rs.tera", &context)?, IfExists::Refuse);
+        }
+        plan.file(
+            format!("api/src/{}/{}.rs", k.version, k.snake),
+            templates.render("api/api/src/version/kind.rs.tera", &context)?,
+            if_exists,
+        );
+        insert(
+            &mut plan,
+            &version_mod,
+            "kinds",
+            &format!("mod {0};\npub use {0}::{{{1}, {1}Spec, {1}Status}};", k.snake, k.kind),
+        )?;
+        insert(&mut plan, "api/src/lib.rs", "api-versions", &format!("pub mod {};", k.version))?;
+        insert(&mut plan, "api/src/bin/manifests.rs", "imports", &format!("use {api_crate}::{};", k.version))?;
+        insert(
+            &mut plan,
+            "api/src/bin/manifests.rs",
+            "manifest-kinds",
+            &format!("rop::manifests::kind::<{0}::{1}>(\"{0}::{1}\"),", k.version, k.kind),
+        )?;
+        let sample = format!("{}_{}_{}.yaml", k.group, k.version, k.lower);
+        plan.file(
+            format!("config/samples/{sample}"),
+            templates.render("api/config/samples/sample.yaml", &context)?,
+            if_exists,
+        );
+        insert(&mut plan, "config/samples/kustomization.yaml", "samples", &format!("- {sample}"))?;
+        insert(
+            &mut plan,
+            "config/crd/kustomization.yaml",
+            "crd-resources",
+            &format!("- bases/{}_{}.yaml", k.full_group, k.plural),
+        )?;
+        let mut role_files = Vec::new();
+        for role in ["admin", "editor", "viewer"] {
+            let file = format!("{}_{role}_role.yaml", k.lower);
+            plan.file(
+                format!("config/rbac/{file}"),
+                templates.render(&format!("api/config/rbac/{role}_role.yaml"), &context)?,
+                IfExists::Overwrite,
+            );
+            role_files.push(format!("- {file}"));
+        }
+        insert(&mut plan, "config/rbac/kustomization.yaml", "rbac-kind-roles", &role_files.join("\n"))?;
+    }
+    if args.controller {
+        plan.file(
+            format!("src/controller/{}.rs", k.snake),
+            templates.render("api/src/controller/kind.rs.tera", &context)?,
+            if_exists,
+        );
+        insert(&mut plan, "src/controller/mod.rs", "controller-modules", &format!("pub mod {};", k.snake))?;
+        insert(&mut plan, "src/main.rs", "controllers", &format!("controller::{}::run,", k.snake))?;
+    }
+
+    let resource = Resource {
+        group: k.group.clone(),
+        version: k.version.clone(),
+        kind: k.kind.clone(),
+        domain: project.domain.clone(),
+        plural: k.plural.clone(),
+        path: format!("{api_crate}::{}::{}", k.version, k.kind),
+        api: Some(Api { crd_version: "v1".into(), namespaced: args.namespaced }),
+        controller: args.controller
+            || project.find(&k.group, &k.version, &k.kind).map(|r| r.controller).unwrap_or(false),
+    };
+    match project.resources.iter_mut().find(|r| r.group == k.group && r.version == k.version && r.kind == k.kind) {
+        Some(existing) => *existing = resource,
+        None => project.resources.push(resource),
+    }
+    plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
+    plan.format_rust(|source| rustfmt::format(root, source));
+
+    if args.dry_run {
+        print!("rop create api would write:\n{}", plan::summary(&plan.check(args.force)?));
+        return Ok(());
+    }
+    let changes = plan.write(args.force)?;
+    print!("{}", plan::summary(&changes));
+    println!("Next: edit api/src/{}/{}.rs, then run `make manifests`", k.version, k.snake);
+    Ok(())
+}
+
+/// The copyright header of the project's existing api crate, reused for new files.
+fn header_of(root: &Path) -> String {
+    let lib = std::fs::read_to_string(root.join("api/src/lib.rs")).unwrap_or_default();
+    let header: String = lib.lines().take_while(|l| l.starts_with("// ")).map(|l| format!("{l}\n")).collect();
+    if header.is_empty() { header } else { format!("{header}\n") }
+}

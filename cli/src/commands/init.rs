@@ -1,0 +1,141 @@
+//! `rop init`: a new project in the current directory.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use tera::Context;
+
+use crate::names;
+use crate::project::{self, Project};
+use crate::scaffold::plan::{self, IfExists, Plan};
+use crate::scaffold::templates::Templates;
+
+/// Flags of `rop init`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  rop init --domain example.com --repo github.com/example/memcached-operator")]
+pub struct InitArgs {
+    /// Domain of the project's API groups: group `cache` becomes `cache.<domain>`.
+    #[arg(long, default_value = "my.domain")]
+    pub domain: String,
+    /// Source repository of the project, e.g. github.com/example/memcached-operator.
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Project name (a DNS-1123 label); defaults to the directory name.
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// Copyright owner written in the header of generated Rust files.
+    #[arg(long, default_value = "")]
+    pub owner: String,
+    /// License of the generated project.
+    #[arg(long, default_value = "apache2", value_parser = ["apache2", "none"])]
+    pub license: String,
+    /// Path of the rop runtime crate the project depends on (default: the checkout this rop was built from).
+    #[arg(long, conflicts_with = "rop_version")]
+    pub rop_path: Option<PathBuf>,
+    /// Version of the rop runtime crate from crates.io, instead of a path dependency.
+    #[arg(long)]
+    pub rop_version: Option<String>,
+    /// Print the files that would be written, and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Files whose presence shows that a directory already holds a project.
+const PROJECT_FILES: [&str; 4] = [project::FILE, "Cargo.toml", "Makefile", "src/main.rs"];
+
+/// The Cargo dependency on the rop runtime crate, as a TOML inline table.
+fn rop_dependency(args: &InitArgs) -> anyhow::Result<String> {
+    if let Some(version) = &args.rop_version {
+        return Ok(format!("{{ version = \"{version}\" }}"));
+    }
+    let path = match &args.rop_path {
+        Some(p) => p.clone(),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime"),
+    };
+    let path = path.canonicalize().map_err(|_| {
+        anyhow::anyhow!(
+            "the rop runtime crate is not at {}: pass --rop-path <checkout>/runtime or --rop-version <version>",
+            path.display()
+        )
+    })?;
+    if !path.join("Cargo.toml").is_file() {
+        bail!(
+            "{} has no Cargo.toml: --rop-path must point at the rop runtime crate (<checkout>/runtime)",
+            path.display()
+        );
+    }
+    let path = path.to_string_lossy().replace('\\', "/").replace('"', "\\\"");
+    Ok(format!("{{ path = \"{path}\" }}"))
+}
+
+/// Runs `rop init` in `root`.
+///
+/// # Errors
+/// An invalid name, a directory that already holds a project, or a failed write (nothing is
+/// left half-written).
+pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
+    if let Some(found) = PROJECT_FILES.iter().find(|f| root.join(f).exists()) {
+        bail!(
+            "{} already holds a project ({found} exists): run `rop init` in an empty directory, or use `rop create api` to extend this one",
+            root.display()
+        );
+    }
+    let dir_name = root.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let project_name = args.project_name.clone().unwrap_or(dir_name);
+    names::check_project_name(&project_name)?;
+    names::check_domain(&args.domain)?;
+    let repo = args.repo.clone().unwrap_or_else(|| format!("github.com/example/{project_name}"));
+    let project = Project {
+        version: "3".into(),
+        layout: vec![project::LAYOUT.into()],
+        domain: args.domain.clone(),
+        project_name: project_name.clone(),
+        repo: repo.clone(),
+        multigroup: false,
+        resources: vec![],
+    };
+
+    let templates = Templates::load();
+    let mut context = Context::new();
+    context.insert("project_name", &project_name);
+    context.insert("project_crate", &project_name.replace('-', "_"));
+    context.insert("api_crate", &project.api_crate());
+    context.insert("domain", &args.domain);
+    context.insert("repo", &repo);
+    context.insert("license", if args.license == "apache2" { "Apache-2.0" } else { "" });
+    context.insert("header", &super::header(&args.license, &args.owner));
+    context.insert("rop_dependency", &rop_dependency(args)?);
+
+    let mut plan = Plan::new(root);
+    for name in templates.names_under("init") {
+        let relative = name.trim_start_matches("init/");
+        let path = match relative.rsplit_once('/') {
+            Some((dir, file)) => format!("{dir}/{}", output_name(file)),
+            None => output_name(relative),
+        };
+        plan.file(path, templates.render(&name, &context)?, IfExists::Refuse);
+    }
+    plan.file(project::FILE, project.to_text(), IfExists::Refuse);
+    plan.format_rust(|source| crate::rustfmt::format(root, source));
+
+    if args.dry_run {
+        print!("rop init would write:\n{}", plan::summary(&plan.check(false)?));
+        return Ok(());
+    }
+    let changes = plan.write(false)?;
+    print!("{}", plan::summary(&changes));
+    println!(
+        "Project {project_name} is ready.\nNext: add a kind with `rop create api --group <group> --version <version> --kind <Kind>`"
+    );
+    Ok(())
+}
+
+/// Template file names stand for dot files with a leading `_` (`_gitignore` → `.gitignore`),
+/// so they do not act on the rop source tree itself; `.tera` suffixes are dropped.
+fn output_name(file: &str) -> String {
+    let file = file.strip_suffix(".tera").unwrap_or(file);
+    match file.strip_prefix('_') {
+        Some(rest) => format!(".{rest}"),
+        None => file.to_string(),
+    }
+}

@@ -1,0 +1,169 @@
+//! Names a user types on the command line, checked before anything is planned.
+//!
+//! Rules: project names are DNS-1123 labels (they prefix Kubernetes object names); groups are
+//! DNS-1123 subdomains and, joined with the domain, form the API group; versions are DNS-1035
+//! labels; kinds are UpperCamelCase (Kubernetes API conventions).
+
+use heck::{ToSnakeCase, ToUpperCamelCase};
+
+/// Why a name was refused: what is wrong and what to write instead, in one line.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{0}")]
+pub struct NameError(pub String);
+
+fn dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// Checks a project name (DNS-1123 label: lower-case letters, digits, '-', at most 63).
+pub fn check_project_name(name: &str) -> Result<(), NameError> {
+    if dns_label(name) {
+        Ok(())
+    } else {
+        let suggestion = name.to_snake_case().replace('_', "-");
+        Err(NameError(format!(
+            "project name \"{name}\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name {suggestion}"
+        )))
+    }
+}
+
+/// Checks a domain (DNS-1123 subdomain), e.g. `example.com`.
+pub fn check_domain(domain: &str) -> Result<(), NameError> {
+    if domain.len() <= 253 && domain.split('.').all(dns_label) {
+        Ok(())
+    } else {
+        Err(NameError(format!(
+            "domain \"{domain}\" is not a DNS-1123 subdomain (lower-case labels separated by '.'), e.g. --domain example.com"
+        )))
+    }
+}
+
+/// Checks a group (the part before the domain), e.g. `cache`.
+pub fn check_group(group: &str, domain: &str) -> Result<(), NameError> {
+    if !group.split('.').all(dns_label) {
+        return Err(NameError(format!(
+            "group \"{group}\" is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'), e.g. --group cache"
+        )));
+    }
+    if !domain.is_empty() && (group == domain || group.ends_with(&format!(".{domain}"))) {
+        let short = group.strip_suffix(domain).unwrap_or(group).trim_end_matches('.');
+        let hint = if short.is_empty() { "a group name".to_string() } else { format!("--group {short}") };
+        return Err(NameError(format!(
+            "group \"{group}\" repeats the project domain \"{domain}\", which rop appends itself: use {hint}"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a version (DNS-1035 label), e.g. `v1alpha1`.
+pub fn check_version(version: &str) -> Result<(), NameError> {
+    if dns_label(version) && version.starts_with(|c: char| c.is_ascii_lowercase()) {
+        Ok(())
+    } else {
+        Err(NameError(format!(
+            "version \"{version}\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'), e.g. --version v1alpha1"
+        )))
+    }
+}
+
+/// Checks a kind (UpperCamelCase ASCII letters and digits), e.g. `Memcached`.
+pub fn check_kind(kind: &str) -> Result<(), NameError> {
+    let camel = kind.starts_with(|c: char| c.is_ascii_uppercase()) && kind.chars().all(|c| c.is_ascii_alphanumeric());
+    if !camel {
+        let suggestion = kind.to_upper_camel_case();
+        let hint = if suggestion.is_empty() { String::new() } else { format!(": use --kind {suggestion}") };
+        return Err(NameError(format!("kind \"{kind}\" is not UpperCamelCase (letters and digits){hint}")));
+    }
+    const RESERVED: [&str; 4] = ["List", "Status", "Spec", "Object"];
+    if RESERVED.contains(&kind) || kind.ends_with("List") {
+        return Err(NameError(format!(
+            "kind \"{kind}\" is reserved or ends in \"List\", which Kubernetes uses for list types: choose another kind"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a plural (lower-case DNS-1035 label), e.g. `memcacheds`.
+pub fn check_plural(plural: &str) -> Result<(), NameError> {
+    if dns_label(plural) && plural.starts_with(|c: char| c.is_ascii_lowercase()) {
+        Ok(())
+    } else {
+        Err(NameError(format!(
+            "plural \"{plural}\" must be lower-case letters, digits and '-', starting with a letter, e.g. --plural memcacheds"
+        )))
+    }
+}
+
+/// English plural of a lower-cased kind, as kubebuilder's pluralisation (flect) gives for the
+/// common cases: irregular words, `-s/-x/-z/-ch/-sh` → `+es`, consonant + `y` → `ies`,
+/// `-f`/`-fe` kept regular (`proofs`), otherwise `+s`. Pass `--plural` for anything else.
+pub fn pluralize(singular: &str) -> String {
+    const IRREGULAR: [(&str, &str); 8] = [
+        ("person", "people"),
+        ("child", "children"),
+        ("index", "indices"),
+        ("matrix", "matrices"),
+        ("vertex", "vertices"),
+        ("policy", "policies"),
+        ("endpoints", "endpoints"),
+        ("data", "data"),
+    ];
+    if let Some((word, plural)) = IRREGULAR.iter().find(|(word, _)| singular.ends_with(word)) {
+        return format!("{}{plural}", &singular[..singular.len() - word.len()]);
+    }
+    let consonant_y = singular.ends_with('y') && !singular[..singular.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    if ["s", "x", "z", "ch", "sh"].iter().any(|end| singular.ends_with(end)) {
+        format!("{singular}es")
+    } else if consonant_y {
+        format!("{}ies", &singular[..singular.len() - 1])
+    } else {
+        format!("{singular}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals() {
+        let cases = [
+            ("memcached", "memcacheds"),
+            ("rediscluster", "redisclusters"),
+            ("ingress", "ingresses"),
+            ("policy", "policies"),
+            ("networkpolicy", "networkpolicies"),
+            ("gateway", "gateways"),
+            ("box", "boxes"),
+            ("batch", "batches"),
+            ("person", "people"),
+            ("loadbalancer", "loadbalancers"),
+        ];
+        for (singular, plural) in cases {
+            assert_eq!(pluralize(singular), plural, "{singular}");
+        }
+    }
+
+    #[test]
+    fn group_with_domain_is_refused() {
+        assert_eq!(
+            check_group("cache.example.com", "example.com").unwrap_err().0,
+            "group \"cache.example.com\" repeats the project domain \"example.com\", which rop appends itself: use --group cache"
+        );
+        assert!(check_group("cache", "example.com").is_ok());
+    }
+
+    #[test]
+    fn kinds() {
+        assert!(check_kind("Memcached").is_ok());
+        assert_eq!(
+            check_kind("memcached").unwrap_err().0,
+            "kind \"memcached\" is not UpperCamelCase (letters and digits): use --kind Memcached"
+        );
+        assert!(check_kind("FooList").is_err());
+    }
+}

@@ -1,0 +1,86 @@
+//! Scaffold markers: lines such as `// +rop:scaffold:controllers` (or `# +rop:scaffold:...` in
+//! YAML) in files that later commands extend. A fragment is inserted on the lines just before
+//! its marker, indented like the marker, unless the same lines are already in the file, so
+//! running a command twice changes nothing the second time.
+
+/// Why a fragment could not be inserted.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum MarkerError {
+    #[error(
+        "{file} has no `+rop:scaffold:{marker}` marker line, where rop adds code: put the line back where it was (see a freshly scaffolded project), then run the command again"
+    )]
+    Missing { file: String, marker: String },
+}
+
+/// Inserts `fragment` (one or more lines, without indentation) before the `marker` line of
+/// `text`, which is the content of `file`. Returns the new text; unchanged when every line of the
+/// fragment is already present, ignoring leading and trailing white space.
+///
+/// # Errors
+/// [`MarkerError::Missing`] when `text` has no such marker line.
+pub fn insert(file: &str, text: &str, marker: &str, fragment: &str) -> Result<String, MarkerError> {
+    let tag = format!("+rop:scaffold:{marker}");
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = lines.iter().position(|l| {
+        let t = l.trim();
+        (t.starts_with("//") || t.starts_with('#')) && t.trim_start_matches(['/', '#']).trim() == tag
+    }) else {
+        return Err(MarkerError::Missing { file: file.into(), marker: marker.into() });
+    };
+    let wanted: Vec<&str> = fragment.lines().collect();
+    if contains_block(&lines, &wanted) {
+        return Ok(text.to_string());
+    }
+    let indent: String = lines[at].chars().take_while(|c| c.is_whitespace()).collect();
+    let mut out: Vec<String> = lines[..at].iter().map(|l| l.to_string()).collect();
+    out.extend(wanted.iter().map(|l| if l.is_empty() { String::new() } else { format!("{indent}{l}") }));
+    out.extend(lines[at..].iter().map(|l| l.to_string()));
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    Ok(joined)
+}
+
+fn contains_block(lines: &[&str], block: &[&str]) -> bool {
+    if block.is_empty() {
+        return true;
+    }
+    lines.windows(block.len()).any(|w| w.iter().zip(block).all(|(a, b)| a.trim() == b.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RUST: &str = "fn main() {\n    run(&[\n        // +rop:scaffold:kinds\n    ]);\n}\n";
+
+    #[test]
+    fn inserts_before_marker_with_its_indentation() {
+        let out = insert("src/main.rs", RUST, "kinds", "a(),\nb(),").unwrap();
+        assert_eq!(
+            out,
+            "fn main() {\n    run(&[\n        a(),\n        b(),\n        // +rop:scaffold:kinds\n    ]);\n}\n"
+        );
+    }
+
+    #[test]
+    fn second_insert_is_a_no_op() {
+        let once = insert("src/main.rs", RUST, "kinds", "a(),").unwrap();
+        assert_eq!(insert("src/main.rs", &once, "kinds", "a(),").unwrap(), once);
+    }
+
+    #[test]
+    fn yaml_marker() {
+        let out = insert("k.yaml", "resources:\n# +rop:scaffold:samples\n", "samples", "- a.yaml").unwrap();
+        assert_eq!(out, "resources:\n- a.yaml\n# +rop:scaffold:samples\n");
+    }
+
+    #[test]
+    fn missing_marker_names_file_and_marker() {
+        assert_eq!(
+            insert("src/main.rs", "fn main() {}\n", "kinds", "a(),").unwrap_err().to_string(),
+            "src/main.rs has no `+rop:scaffold:kinds` marker line, where rop adds code: put the line back where it was (see a freshly scaffolded project), then run the command again"
+        );
+    }
+}

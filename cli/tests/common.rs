@@ -1,0 +1,82 @@
+//! Helpers shared by the CLI tests: running the built `rop` in a folder, reading trees.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the built `rop` with `args` in `dir`, with a fixed `SOURCE_DATE_EPOCH` (2026-11-29) so
+/// generated headers are reproducible.
+pub fn rop(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rop"))
+        .args(args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1795910400")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the rop binary runs")
+}
+
+/// Like [`rop`], and panics with its output unless it succeeded.
+pub fn rop_ok(dir: &Path, args: &[&str]) -> String {
+    let out = rop(dir, args);
+    assert!(
+        out.status.success(),
+        "rop {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every file under `root` (skipping `target/` and `Cargo.lock`), by relative path.
+pub fn tree(root: &Path) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    walk(root, root, &mut files);
+    files
+}
+
+fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        if rel == "target" || rel == "Cargo.lock" {
+            continue;
+        }
+        if path.is_dir() {
+            walk(root, &path, files);
+        } else {
+            files.insert(rel, std::fs::read_to_string(&path).unwrap());
+        }
+    }
+}
+
+/// The repository's `testdata/` folder.
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata")
+}
+
+/// Compares `actual` with the golden tree `testdata/golden/<name>`: the same file list and
+/// the same bytes. With `ROP_BLESS=1` the golden tree is rewritten from `actual` instead.
+pub fn assert_golden_tree(name: &str, actual: &BTreeMap<String, String>) {
+    let golden = testdata().join("golden").join(name);
+    if std::env::var_os("ROP_BLESS").is_some() {
+        let _ = std::fs::remove_dir_all(&golden);
+        for (path, content) in actual {
+            let file = golden.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, content).unwrap();
+        }
+        return;
+    }
+    assert!(golden.is_dir(), "no golden tree {}; run the tests with ROP_BLESS=1 to create it", golden.display());
+    let expected = tree(&golden);
+    let expected_paths: Vec<&String> = expected.keys().collect();
+    let actual_paths: Vec<&String> = actual.keys().collect();
+    pretty_assertions::assert_eq!(expected_paths, actual_paths, "file list of {name} (ROP_BLESS=1 regenerates)");
+    for (path, content) in &expected {
+        pretty_assertions::assert_eq!(content, &actual[path], "{name}/{path} (ROP_BLESS=1 regenerates)");
+    }
+}
