@@ -76,6 +76,19 @@ fn yaml_files(dir: &Path, under: &str) -> Vec<String> {
     files
 }
 
+/// Builds the project at `dir` with no warnings, runs its tests, clippy (`-D warnings`) and
+/// rustfmt, and returns `kubectl kustomize config/default`.
+fn build_test_lint(dir: &Path) -> String {
+    let build = run(dir, "cargo", &["build", "--workspace", "--all-targets"]);
+    assert!(!build.contains("warning"), "the generated project builds with warnings:\n{build}");
+    run(dir, "cargo", &["test", "--workspace"]);
+    run(dir, "cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    run(dir, "cargo", &["fmt", "--package", "memcached-operator", "--package", "memcached-operator-api", "--check"]);
+    let out = Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "kubectl kustomize config/default:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn memcached_operator_builds_tests_and_validates() {
     for (tool, arg) in [("kubectl", "version"), ("kubernetes-validate", "--version")] {
@@ -108,17 +121,34 @@ fn memcached_operator_builds_tests_and_validates() {
     assert!(again.contains("unchanged config/rbac/role.yaml"), "{again}");
     rop_ok(&dir, &["generate", "--check"]);
 
-    let build = run(&dir, "cargo", &["build", "--workspace", "--all-targets"]);
-    assert!(!build.contains("warning"), "the generated project builds with warnings:\n{build}");
-    run(&dir, "cargo", &["test", "--workspace"]);
-    run(&dir, "cargo", &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
-    run(&dir, "cargo", &["fmt", "--package", "memcached-operator", "--package", "memcached-operator-api", "--check"]);
-
-    let out = Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(&dir).output().unwrap();
-    assert!(out.status.success(), "kubectl kustomize config/default:\n{}", String::from_utf8_lossy(&out.stderr));
-    let built = String::from_utf8(out.stdout).unwrap();
+    let built = build_test_lint(&dir);
     assert!(built.contains("kind: CustomResourceDefinition"), "{built}");
     assert!(built.contains("name: memcached-operator-controller-manager"), "{built}");
     kubernetes_validate(&dir, &["-".into()], Some(&built));
     kubernetes_validate(&dir, &yaml_files(&dir, "config"), None);
+
+    // A second, cluster-scoped kind and a second version of Memcached: the markers take them,
+    // the versions merge into one CRD, and the project still builds, tests and lints clean.
+    rop_ok(
+        &dir,
+        &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Tenant", "--namespaced=false"],
+    );
+    rop_ok(
+        &dir,
+        &["create", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--controller=false"],
+    );
+    rop_ok(&dir, &["generate"]);
+    let crd = std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap();
+    let crd: serde_yaml::Value = serde_yaml::from_str(&crd).unwrap();
+    let versions: Vec<(String, bool)> = crd["spec"]["versions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap().to_string(), v["storage"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(versions, [("v1alpha1".to_string(), true), ("v1beta1".to_string(), false)]);
+    let tenants = std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_tenants.yaml")).unwrap();
+    assert!(tenants.contains("scope: Cluster"), "{tenants}");
+    let built = build_test_lint(&dir);
+    kubernetes_validate(&dir, &["-".into()], Some(&built));
 }

@@ -179,6 +179,10 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     context.insert("kind_snake", &k.snake);
     context.insert("plural", &k.plural);
     context.insert("namespaced", &args.namespaced);
+    // The first version of a kind is its storage version; later versions leave it there.
+    let other_versions =
+        project.resources.iter().any(|r| r.group == k.group && r.kind == k.kind && r.version != k.version);
+    context.insert("storage", &!other_versions);
     context.insert("header", &header_of(root));
 
     let mut plan = Plan::new(root);

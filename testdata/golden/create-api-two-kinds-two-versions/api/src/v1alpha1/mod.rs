@@ -1,0 +1,10 @@
+// Copyright 2026 The Memcached Authors.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Version `v1alpha1` of the `cache.example.com` API group.
+
+mod memcached;
+pub use memcached::{Memcached, MemcachedSpec, MemcachedStatus};
+mod redis_cluster;
+pub use redis_cluster::{RedisCluster, RedisClusterSpec, RedisClusterStatus};
+// +rop:scaffold:kinds

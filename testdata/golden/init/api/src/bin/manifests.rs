@@ -1,0 +1,14 @@
+// Copyright 2026 The Memcached Authors.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Prints this project's CRDs and RBAC rules for `rop generate` (`make manifests`).
+//!
+//! It links the api crate only, so generating manifests never builds the controllers.
+
+// +rop:scaffold:imports
+
+fn main() {
+    rop::manifests::main(&[
+        // +rop:scaffold:manifest-kinds
+    ]);
+}
