@@ -10,6 +10,9 @@ dir="${1:-$(mktemp -d)/memcached-operator}"
 echo "==> building rop"
 cargo build --quiet --release --manifest-path "$repo/Cargo.toml" --bin rop
 rop="$repo/target/release/rop"
+# Generated projects share one build folder with rop's end-to-end test, so kube and its
+# dependencies compile once.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target/e2e-projects}"
 
 if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
   echo "error: $dir is not empty: pass a new folder" >&2
