@@ -54,3 +54,29 @@ pub fn default_plural(singular: &str) -> String {
         format!("{singular}s")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals() {
+        for (singular, plural) in
+            [("memcached", "memcacheds"), ("ingress", "ingresses"), ("policy", "policies"), ("gateway", "gateways")]
+        {
+            assert_eq!(default_plural(singular), plural);
+        }
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(check_group("cache.example.com"), None);
+        assert!(check_group("cache").unwrap().starts_with("must contain a dot"));
+        assert!(check_group("Cache.example.com").unwrap().starts_with("must be a DNS-1123 subdomain"));
+        assert_eq!(check_version("v1alpha1"), None);
+        assert!(check_version("1alpha").is_some());
+        assert_eq!(check_kind("Memcached"), None);
+        assert!(check_kind("memcached").is_some());
+        assert!(check_resource_name("Memcacheds").is_some());
+    }
+}
