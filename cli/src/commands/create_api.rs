@@ -275,7 +275,7 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     plan.format_rust(|source| rustfmt::format(root, source));
 
     if args.dry_run {
-        print!("rop create api would write:\n{}", plan::summary(&plan.check(args.force)?));
+        print!("rop create api would write:\n{}", plan::dry_run_report(&plan.check(args.force)?));
         return Ok(());
     }
     let changes = plan.write(args.force)?;

@@ -60,9 +60,9 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
         plan.file(file.path, file.content, IfExists::Overwrite);
     }
     if args.check {
-        let changes = plan.check(true)?;
+        let entries = plan.check(true)?;
         let stale: Vec<&str> =
-            changes.iter().filter(|(_, c)| *c != Change::Unchanged).map(|(p, _)| p.as_str()).collect();
+            entries.iter().filter(|e| e.change != Change::Unchanged).map(|e| e.path.as_str()).collect();
         if stale.is_empty() {
             println!("generated manifests are up to date");
             return Ok(());

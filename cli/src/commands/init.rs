@@ -119,7 +119,7 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
     plan.format_rust(|source| crate::rustfmt::format(root, source));
 
     if args.dry_run {
-        print!("rop init would write:\n{}", plan::summary(&plan.check(false)?));
+        print!("rop init would write:\n{}", plan::dry_run_report(&plan.check(false)?));
         return Ok(());
     }
     let changes = plan.write(false)?;

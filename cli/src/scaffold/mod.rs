@@ -1,5 +1,6 @@
 //! Scaffolding: render templates into a plan of file changes, check it, then write it.
 
+pub mod fs;
 pub mod markers;
 pub mod plan;
 pub mod templates;

@@ -8,12 +8,26 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use super::fs::{Disk, Filesystem};
+
 /// What happens to one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
     Create,
     Update,
     Unchanged,
+    /// The file exists, differs, and is the user's: only `--force` replaces it.
+    Refused,
+}
+
+/// One planned file as checked against the disk.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub path: String,
+    pub change: Change,
+    /// The content on disk now, if the file exists.
+    pub old: Option<String>,
+    pub new: String,
 }
 
 /// How a planned file treats an existing file at its path.
@@ -74,53 +88,61 @@ impl Plan {
         fs::read_to_string(&full).map(Some).with_context(|| format!("cannot read {path}"))
     }
 
-    /// Each planned path with what will happen to it.
+    /// Each planned file with what will happen to it, checked against the disk.
     ///
     /// # Errors
-    /// An existing file would be replaced while its entry says [`IfExists::Refuse`] and `force`
-    /// is off; the message names every such file.
-    pub fn check(&self, force: bool) -> anyhow::Result<Vec<(String, Change)>> {
-        let mut refused = Vec::new();
-        let mut changes = Vec::new();
+    /// A planned path exists but cannot be read (a directory, no permission).
+    pub fn check(&self, force: bool) -> anyhow::Result<Vec<Entry>> {
+        let mut entries = Vec::new();
         for (path, planned) in &self.files {
             let full = self.root.join(path);
-            let change = match fs::read(&full) {
-                Ok(existing) if existing == planned.content.as_bytes() => Change::Unchanged,
-                Ok(_) if planned.if_exists == IfExists::Refuse && !force => {
-                    refused.push(path.clone());
-                    Change::Update
-                }
-                Ok(_) => Change::Update,
-                Err(_) if full.exists() => bail!("{path} exists but cannot be read"),
-                Err(_) => Change::Create,
+            let old = if full.exists() {
+                Some(fs::read_to_string(&full).with_context(|| format!("{path} exists but cannot be read as a file"))?)
+            } else {
+                None
             };
-            changes.push((path.clone(), change));
+            let change = match &old {
+                None => Change::Create,
+                Some(old) if *old == planned.content => Change::Unchanged,
+                Some(_) if planned.if_exists == IfExists::Refuse && !force => Change::Refused,
+                Some(_) => Change::Update,
+            };
+            entries.push(Entry { path: path.clone(), change, old, new: planned.content.clone() });
         }
+        Ok(entries)
+    }
+
+    /// Checks, then writes every created or changed file with the real disk.
+    ///
+    /// # Errors
+    /// Refused files (without `force`), or an I/O error; in both cases the tree is as it was.
+    pub fn write(&self, force: bool) -> anyhow::Result<Vec<Entry>> {
+        self.write_with(force, &mut Disk)
+    }
+
+    /// Writes through `disk`: first every file to a temporary file beside its target (creating
+    /// missing directories), then renames them into place. If any step fails, everything done
+    /// so far is undone: renamed files get their old content back (or are removed), temporary
+    /// files and created directories are removed, so the tree is byte-for-byte as before.
+    ///
+    /// # Errors
+    /// As [`Plan::write`].
+    pub fn write_with(&self, force: bool, disk: &mut dyn Filesystem) -> anyhow::Result<Vec<Entry>> {
+        let entries = self.check(force)?;
+        let refused: Vec<&str> =
+            entries.iter().filter(|e| e.change == Change::Refused).map(|e| e.path.as_str()).collect();
         if !refused.is_empty() {
             bail!(
                 "refusing to overwrite {} (already exists and differs): pass --force to replace it, losing its edits",
                 refused.join(", ")
             );
         }
-        Ok(changes)
-    }
-
-    /// Checks, then writes every created or changed file: first all to temporary files beside
-    /// their targets, then renames them into place. On any error before the renames, the
-    /// temporary files and any directories created for them are removed.
-    ///
-    /// # Errors
-    /// As [`Plan::check`], or an I/O error (read-only directory, full disk), after cleaning up.
-    pub fn write(&self, force: bool) -> anyhow::Result<Vec<(String, Change)>> {
-        let changes = self.check(force)?;
         let mut created_dirs: Vec<PathBuf> = Vec::new();
-        let mut temps: Vec<(PathBuf, PathBuf)> = Vec::new();
+        let mut temps: Vec<(PathBuf, PathBuf, Option<&str>)> = Vec::new();
+        let mut renamed = 0;
         let result = (|| -> anyhow::Result<()> {
-            for (path, change) in &changes {
-                if *change == Change::Unchanged {
-                    continue;
-                }
-                let target = self.root.join(path);
+            for entry in entries.iter().filter(|e| matches!(e.change, Change::Create | Change::Update)) {
+                let target = self.root.join(&entry.path);
                 let dir = target.parent().expect("planned paths have a parent").to_path_buf();
                 let mut missing = Vec::new();
                 let mut d = dir.as_path();
@@ -128,45 +150,154 @@ impl Plan {
                     missing.push(d.to_path_buf());
                     d = d.parent().unwrap_or(Path::new("/"));
                 }
-                fs::create_dir_all(&dir).with_context(|| format!("cannot create directory for {path}"))?;
-                created_dirs.extend(missing.into_iter().rev());
+                for m in missing.into_iter().rev() {
+                    disk.create_dir(&m).with_context(|| format!("cannot create directory for {}", entry.path))?;
+                    created_dirs.push(m);
+                }
                 let name = target.file_name().expect("planned paths name a file").to_string_lossy();
                 let temp = dir.join(format!(".{name}.rop-tmp"));
-                fs::write(&temp, &self.files[path].content).with_context(|| format!("cannot write {path}"))?;
-                if let Ok(meta) = fs::metadata(&target) {
-                    fs::set_permissions(&temp, meta.permissions()).ok();
-                }
-                temps.push((temp, target));
+                disk.write(&temp, entry.new.as_bytes()).with_context(|| format!("cannot write {}", entry.path))?;
+                temps.push((temp, target, entry.old.as_deref()));
+            }
+            for (temp, target, _) in &temps {
+                disk.rename(temp, target).with_context(|| format!("cannot move {} into place", target.display()))?;
+                renamed += 1;
             }
             Ok(())
         })();
         if let Err(e) = result {
-            for (temp, _) in &temps {
-                fs::remove_file(temp).ok();
+            for (i, (temp, target, old)) in temps.iter().enumerate() {
+                if i < renamed {
+                    match old {
+                        Some(old) => disk.write(target, old.as_bytes()).ok(),
+                        None => disk.remove_file(target).ok(),
+                    };
+                } else {
+                    disk.remove_file(temp).ok();
+                }
             }
             for dir in created_dirs.iter().rev() {
-                fs::remove_dir(dir).ok();
+                disk.remove_dir(dir).ok();
             }
             return Err(e);
         }
-        for (temp, target) in &temps {
-            fs::rename(temp, target).with_context(|| format!("cannot move {} into place", target.display()))?;
-        }
-        Ok(changes)
+        Ok(entries)
     }
 }
 
-/// One line per file: `create`, `update` or `unchanged`, and the path.
-pub fn summary(changes: &[(String, Change)]) -> String {
-    changes
-        .iter()
-        .map(|(path, change)| {
-            let word = match change {
-                Change::Create => "create   ",
-                Change::Update => "update   ",
-                Change::Unchanged => "unchanged",
-            };
-            format!("  {word} {path}\n")
-        })
-        .collect()
+/// One line per file: `create`, `update`, `unchanged` or `refused`, and the path.
+pub fn summary(entries: &[Entry]) -> String {
+    entries.iter().map(|e| format!("  {:<9} {}\n", word(e.change), e.path)).collect()
+}
+
+fn word(change: Change) -> &'static str {
+    match change {
+        Change::Create => "create",
+        Change::Update => "update",
+        Change::Unchanged => "unchanged",
+        Change::Refused => "refused",
+    }
+}
+
+/// The `--dry-run` report: the summary, then a unified diff of every file that would change
+/// (refused ones included, so the user sees what `--force` would lose).
+pub fn dry_run_report(entries: &[Entry]) -> String {
+    let mut out = summary(entries);
+    for e in entries.iter().filter(|e| matches!(e.change, Change::Update | Change::Refused)) {
+        let old = e.old.as_deref().unwrap_or("");
+        let diff = similar::TextDiff::from_lines(old, &e.new);
+        out.push_str(&format!(
+            "{}",
+            diff.unified_diff().context_radius(2).header(&format!("a/{}", e.path), &format!("b/{}", e.path))
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::scaffold::fs::FailingDisk;
+
+    fn snapshot(root: &Path) -> BTreeMap<String, Option<String>> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for entry in fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                if path.is_dir() {
+                    out.insert(format!("{rel}/"), None);
+                    stack.push(path);
+                } else {
+                    out.insert(rel, Some(fs::read_to_string(&path).unwrap()));
+                }
+            }
+        }
+        out
+    }
+
+    /// A plan that creates files in new nested folders and replaces existing files.
+    fn plan(root: &Path) -> Plan {
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::write(root.join("src/main.rs"), "old main\n").unwrap();
+        fs::write(root.join("PROJECT"), "old project\n").unwrap();
+        let mut plan = Plan::new(root);
+        plan.file("src/main.rs", "new main\n".into(), IfExists::Overwrite);
+        plan.file("PROJECT", "new project\n".into(), IfExists::Overwrite);
+        plan.file("api/src/v1/kind.rs", "kind\n".into(), IfExists::Refuse);
+        plan.file("config/samples/a.yaml", "a: 1\n".into(), IfExists::Refuse);
+        plan
+    }
+
+    #[test]
+    fn failing_each_operation_in_turn_leaves_the_tree_as_it_was() {
+        // Count the operations of a successful run first.
+        let tmp = tempfile::tempdir().unwrap();
+        let mut counter = FailingDisk { fail_at: usize::MAX, count: 0 };
+        plan(tmp.path()).write_with(false, &mut counter).unwrap();
+        let total = counter.count;
+        assert_eq!(
+            total,
+            5 + 4 + 4,
+            "5 new folders (api, api/src, api/src/v1, config, config/samples), 4 temporary files, 4 renames"
+        );
+
+        for fail_at in 0..total {
+            let tmp = tempfile::tempdir().unwrap();
+            let plan = plan(tmp.path());
+            let before = snapshot(tmp.path());
+            let err = plan.write_with(false, &mut FailingDisk { fail_at, count: 0 }).unwrap_err();
+            assert!(format!("{err:#}").contains("no space left on device (injected)"), "{err:#}");
+            assert_eq!(snapshot(tmp.path()), before, "failing operation {fail_at} changed the tree");
+        }
+    }
+
+    #[test]
+    fn refused_files_are_named_and_nothing_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let plan = plan(tmp.path());
+        fs::create_dir_all(tmp.path().join("api/src/v1")).unwrap();
+        fs::write(tmp.path().join("api/src/v1/kind.rs"), "user edits\n").unwrap();
+        let before = snapshot(tmp.path());
+        let err = plan.write(false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "refusing to overwrite api/src/v1/kind.rs (already exists and differs): pass --force to replace it, losing its edits"
+        );
+        assert_eq!(snapshot(tmp.path()), before);
+        let report = dry_run_report(&plan.check(false).unwrap());
+        assert!(
+            report.starts_with(
+                "  update    PROJECT\n  refused   api/src/v1/kind.rs\n  create    config/samples/a.yaml\n  update    src/main.rs\n"
+            ),
+            "{report}"
+        );
+        assert!(
+            report.contains("--- a/api/src/v1/kind.rs\n+++ b/api/src/v1/kind.rs\n@@ -1 +1 @@\n-user edits\n+kind\n"),
+            "{report}"
+        );
+    }
 }
