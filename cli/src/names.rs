@@ -70,12 +70,36 @@ pub fn check_version(version: &str) -> Result<(), NameError> {
     }
 }
 
+/// A warning when `version` is valid but not of the Kubernetes form `v<N>`, `v<N>alpha<M>` or
+/// `v<N>beta<M>`, which is what the API server sorts by priority (kube-aggregator's version
+/// ordering); other names sort last, alphabetically.
+pub fn version_warning(version: &str) -> Option<String> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !s.starts_with('0');
+    let ok = version.strip_prefix('v').is_some_and(|rest| {
+        let (major, pre) = match rest.find(|c: char| !c.is_ascii_digit()) {
+            None => (rest, None),
+            Some(i) => (&rest[..i], Some(&rest[i..])),
+        };
+        digits(major)
+            && pre.is_none_or(|p| p.strip_prefix("alpha").or_else(|| p.strip_prefix("beta")).is_some_and(digits))
+    });
+    (!ok).then(|| {
+        format!(
+            "version \"{version}\" is not of the form v1, v1alpha1 or v2beta3: the API server will sort it after every such version"
+        )
+    })
+}
+
 /// Checks a kind (UpperCamelCase ASCII letters and digits), e.g. `Memcached`.
 pub fn check_kind(kind: &str) -> Result<(), NameError> {
     let camel = kind.starts_with(|c: char| c.is_ascii_uppercase()) && kind.chars().all(|c| c.is_ascii_alphanumeric());
     if !camel {
         let suggestion = kind.to_upper_camel_case();
-        let hint = if suggestion.is_empty() { String::new() } else { format!(": use --kind {suggestion}") };
+        let hint = if suggestion.starts_with(|c: char| c.is_ascii_uppercase()) {
+            format!(": use --kind {suggestion}")
+        } else {
+            ": start it with an upper-case letter, e.g. --kind Memcached".to_string()
+        };
         return Err(NameError(format!("kind \"{kind}\" is not UpperCamelCase (letters and digits){hint}")));
     }
     const RESERVED: [&str; 4] = ["List", "Status", "Spec", "Object"];
@@ -155,6 +179,16 @@ mod tests {
             "group \"cache.example.com\" repeats the project domain \"example.com\", which rop appends itself: use --group cache"
         );
         assert!(check_group("cache", "example.com").is_ok());
+    }
+
+    #[test]
+    fn version_forms() {
+        for v in ["v1", "v1alpha1", "v2beta3", "v10"] {
+            assert_eq!(version_warning(v), None, "{v}");
+        }
+        for v in ["v1foo", "v0", "v1alpha", "stable", "v1beta01"] {
+            assert!(version_warning(v).is_some(), "{v}");
+        }
     }
 
     #[test]

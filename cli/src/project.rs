@@ -90,6 +90,33 @@ impl Project {
         Ok(project)
     }
 
+    /// Checks that the tree still holds what PROJECT records: the types file of every
+    /// resource with an api and the controller file of every resource with a controller.
+    ///
+    /// # Errors
+    /// The first recorded file that is missing, with how to repair the contradiction.
+    pub fn check_tree(&self, root: &Path) -> anyhow::Result<()> {
+        for r in &self.resources {
+            let snake = heck::ToSnakeCase::to_snake_case(r.kind.as_str());
+            let mut files = Vec::new();
+            if r.api.is_some() {
+                files.push(format!("api/src/{}/{snake}.rs", r.version));
+            }
+            if r.controller {
+                files.push(format!("src/controller/{snake}.rs"));
+            }
+            if let Some(missing) = files.iter().find(|f| !root.join(f).is_file()) {
+                bail!(
+                    "{FILE} lists {}/{} {} but {missing} is missing: restore it from version control, or remove the resource from {FILE}",
+                    r.group,
+                    r.version,
+                    r.kind
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// The file's text: a header comment, then the YAML.
     pub fn to_text(&self) -> String {
         format!("{HEADER}{}", serde_yaml::to_string(self).expect("a Project always serialises"))

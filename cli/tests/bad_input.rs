@@ -1,5 +1,6 @@
-//! Bad input: a one-line error saying what is wrong and what to do, a non-zero exit, and the
-//! tree left exactly as it was.
+//! Bad input: a one-line error saying what is wrong and what to do, exit code 1 for a refused
+//! command or 2 for a malformed command line, and the tree left exactly as it was (every file
+//! compared before and after).
 
 mod common;
 
@@ -7,150 +8,401 @@ use std::path::Path;
 
 use common::{rop, rop_ok, tree};
 
+/// What the folder holds before the command runs.
+#[derive(Clone, Copy)]
+enum Setup {
+    /// An empty folder.
+    Empty,
+    /// `rop init` + `rop create api --group cache --version v1alpha1 --kind Memcached`.
+    Project,
+    /// The project, then a change made by `edit` (a user editing or breaking files).
+    Edited(fn(&Path)),
+}
+
+struct Case {
+    args: &'static [&'static str],
+    setup: Setup,
+    code: i32,
+    /// The exact error for code 1 (`{dir}` stands for the folder); a fragment for code 2
+    /// (clap's usage errors).
+    message: &'static str,
+}
+
 fn project(dir: &Path) {
     rop_ok(dir, &["init", "--domain", "example.com", "--repo", "github.com/example/op", "--rop-version", "0.1.0"]);
     rop_ok(dir, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
 }
 
-/// Runs `args` in a fresh project (or an empty folder when `in_project` is false) and checks
-/// the exit code, the exact error and that no file changed.
-fn refused(in_project: bool, args: &[&str], code: i32, message: &str) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("op");
-    std::fs::create_dir(&dir).unwrap();
-    if in_project {
-        project(&dir);
-    }
-    let before = tree(&dir);
-    let out = rop(&dir, args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "rop {args:?}: {stderr}");
-    if code == 1 {
-        assert_eq!(stderr.trim_end(), format!("error: {message}"), "rop {args:?}");
-    } else {
-        assert!(stderr.contains(message), "rop {args:?}: {stderr}");
-    }
-    assert_eq!(tree(&dir), before, "rop {args:?} changed files");
+fn replace_in(dir: &Path, file: &str, from: &str, to: &str) {
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{file} lacks {from:?}");
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+}
+
+const API: &[&str] = &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind"];
+
+fn api(tail: &'static [&'static str]) -> &'static [&'static str] {
+    Box::leak([API, tail].concat().into_boxed_slice())
+}
+
+fn cases() -> Vec<Case> {
+    use Setup::*;
+    vec![
+        // init
+        Case {
+            args: &["init", "--domain", "Example.com"],
+            setup: Empty,
+            code: 1,
+            message: "domain \"Example.com\" is not a DNS-1123 subdomain (lower-case labels separated by '.'), e.g. --domain example.com",
+        },
+        Case {
+            args: &["init", "--domain", "example.com."],
+            setup: Empty,
+            code: 1,
+            message: "domain \"example.com.\" is not a DNS-1123 subdomain (lower-case labels separated by '.'), e.g. --domain example.com",
+        },
+        Case {
+            args: &["init", "--domain", "exa_mple.com"],
+            setup: Empty,
+            code: 1,
+            message: "domain \"exa_mple.com\" is not a DNS-1123 subdomain (lower-case labels separated by '.'), e.g. --domain example.com",
+        },
+        Case {
+            args: &["init", "--project-name", "My_Operator"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"My_Operator\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name my-operator",
+        },
+        Case {
+            args: &["init", "--project-name=-op"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"-op\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name op",
+        },
+        Case {
+            args: &["init", "--project-name", "a-project-name-that-is-far-too-long-to-be-a-kubernetes-label-xyz"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"a-project-name-that-is-far-too-long-to-be-a-kubernetes-label-xyz\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name a-project-name-that-is-far-too-long-to-be-a-kubernetes-label-xyz",
+        },
+        Case {
+            args: &["init", "--license", "gpl"],
+            setup: Empty,
+            code: 2,
+            message: "invalid value 'gpl' for '--license <LICENSE>'",
+        },
+        Case {
+            args: &["init", "--rop-path", "/x", "--rop-version", "1"],
+            setup: Empty,
+            code: 2,
+            message: "the argument '--rop-path <ROP_PATH>' cannot be used with '--rop-version <ROP_VERSION>'",
+        },
+        Case {
+            args: &["init", "--rop-path", "/nonexistent/runtime"],
+            setup: Empty,
+            code: 1,
+            message: "the rop runtime crate is not at /nonexistent/runtime: pass --rop-path <checkout>/runtime or --rop-version <version>",
+        },
+        Case {
+            args: &["init", "--domian", "example.com"],
+            setup: Empty,
+            code: 2,
+            message: "unexpected argument '--domian' found",
+        },
+        Case {
+            args: &["init", "--domain", "example.com"],
+            setup: Project,
+            code: 1,
+            message: "{dir} already holds a project (PROJECT exists): run `rop init` in an empty directory, or use `rop create api` to extend this one",
+        },
+        Case {
+            args: &["init"],
+            setup: Edited(|d| std::fs::write(d.join("Cargo.toml"), "[package]\n").unwrap()),
+            code: 1,
+            message: "{dir} already holds a project (PROJECT exists): run `rop init` in an empty directory, or use `rop create api` to extend this one",
+        },
+        // create api: names
+        Case {
+            args: api(&["memcached"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"memcached\" is not UpperCamelCase (letters and digits): use --kind Memcached",
+        },
+        Case {
+            args: api(&["Mem_Cached"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"Mem_Cached\" is not UpperCamelCase (letters and digits): use --kind MemCached",
+        },
+        Case {
+            args: api(&["9Lives"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"9Lives\" is not UpperCamelCase (letters and digits): start it with an upper-case letter, e.g. --kind Memcached",
+        },
+        Case {
+            args: api(&["List"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"List\" is reserved or ends in \"List\", which Kubernetes uses for list types: choose another kind",
+        },
+        Case {
+            args: api(&["MemcachedList"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"MemcachedList\" is reserved or ends in \"List\", which Kubernetes uses for list types: choose another kind",
+        },
+        Case {
+            args: &["create", "api", "--group", "cache.example.com", "--version", "v1", "--kind", "Foo"],
+            setup: Project,
+            code: 1,
+            message: "group \"cache.example.com\" repeats the project domain \"example.com\", which rop appends itself: use --group cache",
+        },
+        Case {
+            args: &["create", "api", "--group", "Cache", "--version", "v1", "--kind", "Foo"],
+            setup: Project,
+            code: 1,
+            message: "group \"Cache\" is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'), e.g. --group cache",
+        },
+        Case {
+            args: &["create", "api", "--group", "ca_che", "--version", "v1", "--kind", "Foo"],
+            setup: Project,
+            code: 1,
+            message: "group \"ca_che\" is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'), e.g. --group cache",
+        },
+        Case {
+            args: &["create", "api", "--group", "cache", "--version", "1beta", "--kind", "Foo"],
+            setup: Project,
+            code: 1,
+            message: "version \"1beta\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'), e.g. --version v1alpha1",
+        },
+        Case {
+            args: &["create", "api", "--group", "cache", "--version", "V1", "--kind", "Foo"],
+            setup: Project,
+            code: 1,
+            message: "version \"V1\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'), e.g. --version v1alpha1",
+        },
+        Case {
+            args: &["create", "api", "--group", "cache", "--version", "v1_beta", "--kind", "Foo"],
+            setup: Project,
+            code: 1,
+            message: "version \"v1_beta\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'), e.g. --version v1alpha1",
+        },
+        Case {
+            args: api(&["Foo", "--plural", "Foos"]),
+            setup: Project,
+            code: 1,
+            message: "plural \"Foos\" must be lower-case letters, digits and '-', starting with a letter, e.g. --plural memcacheds",
+        },
+        // create api: contradictions with the project
+        Case {
+            args: api(&["Memcached"]),
+            setup: Project,
+            code: 1,
+            message: "API cache/v1alpha1 Memcached already exists in PROJECT: pass --force to scaffold its types and controller again (their edits are lost)",
+        },
+        Case {
+            args: &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Foo"],
+            setup: Project,
+            code: 1,
+            message: "this project already has group \"cache\" and is not multigroup: use --group cache, or a separate project for group \"apps\"",
+        },
+        Case {
+            args: api(&["Other", "--plural", "memcacheds"]),
+            setup: Project,
+            code: 1,
+            message: "plural \"memcacheds\" is already the plural of kind Memcached in group cache.example.com: pass another --plural",
+        },
+        Case {
+            args: &[
+                "create",
+                "api",
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Memcached",
+                "--plural",
+                "mcs",
+                "--controller=false",
+            ],
+            setup: Project,
+            code: 1,
+            message: "kind Memcached already has plural \"memcacheds\" in version v1alpha1: every version of a kind has the same plural, use --plural memcacheds",
+        },
+        Case {
+            args: &[
+                "create",
+                "api",
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Memcached",
+                "--namespaced=false",
+                "--controller=false",
+            ],
+            setup: Project,
+            code: 1,
+            message: "kind Memcached is namespaced in version v1alpha1: every version of a kind has the same scope, pass --namespaced",
+        },
+        Case {
+            args: &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"],
+            setup: Project,
+            code: 1,
+            message: "kind Memcached already has a controller (scaffolded with version v1alpha1): one controller reconciles every version, pass --controller=false",
+        },
+        Case {
+            args: api(&["Foo", "--resource=false", "--controller=false"]),
+            setup: Project,
+            code: 1,
+            message: "--resource=false and --controller=false leave nothing to scaffold: drop one of them",
+        },
+        Case {
+            args: api(&["Foo", "--resource=false"]),
+            setup: Project,
+            code: 1,
+            message: "--resource=false needs existing types for cache/v1alpha1 Foo: run `rop create api` without --resource=false first",
+        },
+        Case {
+            args: api(&["Foo", "--namespaced=maybe"]),
+            setup: Project,
+            code: 2,
+            message: "invalid value 'maybe' for '--namespaced [<NAMESPACED>]'",
+        },
+        Case {
+            args: &["create", "api", "--group", "cache", "--version", "v1"],
+            setup: Project,
+            code: 2,
+            message: "the following required arguments were not provided:\n  --kind <KIND>",
+        },
+        // outside a project, and broken projects
+        Case {
+            args: api(&["Foo"]),
+            setup: Empty,
+            code: 1,
+            message: "no PROJECT file in {dir}: run this inside a project created by `rop init`, or create one with `rop init --domain example.com --repo github.com/you/your-operator`",
+        },
+        Case {
+            args: &["generate"],
+            setup: Empty,
+            code: 1,
+            message: "no PROJECT file in {dir}: run this inside a project created by `rop init`, or create one with `rop init --domain example.com --repo github.com/you/your-operator`",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| std::fs::write(d.join("PROJECT"), "version: [\n").unwrap()),
+            code: 1,
+            message: "PROJECT is not valid: version: invalid type: sequence, expected a string at line 1 column 10; fix it by hand or restore it from version control",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| replace_in(d, "PROJECT", "version: '3'", "version: '4'")),
+            code: 1,
+            message: "PROJECT has version \"4\" and layout [\"rust.rop.dev/v1\"]; this rop understands version \"3\" with layout rust.rop.dev/v1: upgrade rop",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| replace_in(d, "PROJECT", "rust.rop.dev/v1", "go.kubebuilder.io/v4")),
+            code: 1,
+            message: "PROJECT has version \"3\" and layout [\"go.kubebuilder.io/v4\"]; this rop understands version \"3\" with layout rust.rop.dev/v1: upgrade rop",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| std::fs::remove_file(d.join("api/src/v1alpha1/memcached.rs")).unwrap()),
+            code: 1,
+            message: "PROJECT lists cache/v1alpha1 Memcached but api/src/v1alpha1/memcached.rs is missing: restore it from version control, or remove the resource from PROJECT",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| std::fs::remove_file(d.join("src/controller/memcached.rs")).unwrap()),
+            code: 1,
+            message: "PROJECT lists cache/v1alpha1 Memcached but src/controller/memcached.rs is missing: restore it from version control, or remove the resource from PROJECT",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| replace_in(d, "src/main.rs", "// +rop:scaffold:controllers", "")),
+            code: 1,
+            message: "src/main.rs has no `+rop:scaffold:controllers` marker line, where rop adds code: put the line back where it was (see a freshly scaffolded project), then run the command again",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| replace_in(d, "config/crd/kustomization.yaml", "# +rop:scaffold:crd-resources", "")),
+            code: 1,
+            message: "config/crd/kustomization.yaml has no `+rop:scaffold:crd-resources` marker line, where rop adds code: put the line back where it was (see a freshly scaffolded project), then run the command again",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| std::fs::remove_file(d.join("api/src/lib.rs")).unwrap()),
+            code: 1,
+            message: "api/src/lib.rs is missing; rop adds code to it at `+rop:scaffold:api-versions`: restore it from version control or a fresh `rop init`",
+        },
+        Case {
+            args: api(&["Foo"]),
+            setup: Edited(|d| std::fs::write(d.join("config/samples/cache_v1alpha1_foo.yaml"), "mine\n").unwrap()),
+            code: 1,
+            message: "refusing to overwrite config/samples/cache_v1alpha1_foo.yaml (already exists and differs): pass --force to replace it, losing its edits",
+        },
+        Case {
+            args: api(&["Memcached", "--resource=false"]),
+            setup: Project,
+            code: 1,
+            message: "cache/v1alpha1 Memcached already has a controller: pass --force to scaffold it again (its edits are lost)",
+        },
+    ]
 }
 
 #[test]
-fn init_in_a_project_names_the_file() {
+fn every_bad_input_is_refused_with_its_message_and_changes_nothing() {
+    let cases = cases();
+    assert!(cases.len() >= 40, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("op");
+        std::fs::create_dir(&dir).unwrap();
+        match case.setup {
+            Setup::Empty => {}
+            Setup::Project => project(&dir),
+            Setup::Edited(edit) => {
+                project(&dir);
+                edit(&dir);
+            }
+        }
+        let before = tree(&dir);
+        let out = rop(&dir, case.args);
+        let stderr = String::from_utf8_lossy(&out.stderr).trim_end().to_string();
+        let expected = case.message.replace("{dir}", &dir.display().to_string());
+        let message_ok =
+            if case.code == 1 { stderr == format!("error: {expected}") } else { stderr.contains(&expected) };
+        if out.status.code() != Some(case.code) || !message_ok {
+            failures.push(format!(
+                "rop {:?}\n  exit {:?}, stderr: {stderr}\n  expected exit {}: {expected}",
+                case.args,
+                out.status.code(),
+                case.code
+            ));
+        }
+        if tree(&dir) != before {
+            failures.push(format!("rop {:?} changed files", case.args));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[test]
+fn a_version_of_another_form_is_accepted_with_a_warning() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("op");
     std::fs::create_dir(&dir).unwrap();
     project(&dir);
-    let before = tree(&dir);
-    let out = rop(&dir, &["init", "--domain", "example.com"]);
-    assert_eq!(out.status.code(), Some(1));
+    let out = rop(&dir, &["create", "api", "--group", "cache", "--version", "stable", "--kind", "Foo"]);
+    assert!(out.status.success());
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim_end(),
-        format!(
-            "error: {} already holds a project (PROJECT exists): run `rop init` in an empty directory, or use `rop create api` to extend this one",
-            dir.display()
-        )
+        String::from_utf8_lossy(&out.stderr),
+        "warning: version \"stable\" is not of the form v1, v1alpha1 or v2beta3: the API server will sort it after every such version\n"
     );
-    assert_eq!(tree(&dir), before);
-}
-
-#[test]
-fn init_refusals() {
-    refused(
-        false,
-        &["init", "--domain", "Example.com"],
-        1,
-        "domain \"Example.com\" is not a DNS-1123 subdomain (lower-case labels separated by '.'), e.g. --domain example.com",
-    );
-    refused(
-        false,
-        &["init", "--project-name", "My_Operator"],
-        1,
-        "project name \"My_Operator\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name my-operator",
-    );
-    refused(false, &["init", "--license", "gpl"], 2, "invalid value 'gpl' for '--license <LICENSE>'");
-}
-
-#[test]
-fn create_api_refusals() {
-    let api = ["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind"];
-    refused(
-        true,
-        &[&api[..], &["Memcached"]].concat(),
-        1,
-        "API cache/v1alpha1 Memcached already exists in PROJECT: pass --force to scaffold its types and controller again (their edits are lost)",
-    );
-    refused(
-        true,
-        &[&api[..], &["memcached"]].concat(),
-        1,
-        "kind \"memcached\" is not UpperCamelCase (letters and digits): use --kind Memcached",
-    );
-    refused(
-        true,
-        &["create", "api", "--group", "cache.example.com", "--version", "v1", "--kind", "Foo"],
-        1,
-        "group \"cache.example.com\" repeats the project domain \"example.com\", which rop appends itself: use --group cache",
-    );
-    refused(
-        true,
-        &["create", "api", "--group", "cache", "--version", "1beta", "--kind", "Foo"],
-        1,
-        "version \"1beta\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'), e.g. --version v1alpha1",
-    );
-    refused(
-        true,
-        &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Foo"],
-        1,
-        "this project already has group \"cache\" and is not multigroup: use --group cache, or a separate project for group \"apps\"",
-    );
-    refused(
-        true,
-        &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Other", "--plural", "memcacheds"],
-        1,
-        "plural \"memcacheds\" is already the plural of kind Memcached in group cache.example.com: pass another --plural",
-    );
-    refused(
-        true,
-        &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"],
-        1,
-        "kind Memcached already has a controller (scaffolded with version v1alpha1): one controller reconciles every version, pass --controller=false",
-    );
-    refused(
-        true,
-        &[&api[..], &["Foo", "--resource=false", "--controller=false"]].concat(),
-        1,
-        "--resource=false and --controller=false leave nothing to scaffold: drop one of them",
-    );
-}
-
-#[test]
-fn commands_outside_a_project() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = rop(tmp.path(), &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Foo"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim_end(),
-        format!(
-            "error: no PROJECT file in {}: run this inside a project created by `rop init`, or create one with `rop init --domain example.com --repo github.com/you/your-operator`",
-            tmp.path().display()
-        )
-    );
-}
-
-#[test]
-fn missing_marker_is_reported_and_nothing_written() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("op");
-    std::fs::create_dir(&dir).unwrap();
-    project(&dir);
-    let main = dir.join("src/main.rs");
-    let text = std::fs::read_to_string(&main).unwrap().replace("// +rop:scaffold:controllers", "");
-    std::fs::write(&main, text).unwrap();
-    let before = tree(&dir);
-    let out = rop(&dir, &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Redis"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim_end(),
-        "error: src/main.rs has no `+rop:scaffold:controllers` marker line, where rop adds code: put the line back where it was (see a freshly scaffolded project), then run the command again"
-    );
-    assert_eq!(tree(&dir), before);
 }

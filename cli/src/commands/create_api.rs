@@ -68,6 +68,9 @@ struct KindNames {
 fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
     names::check_group(&args.group, &project.domain)?;
     names::check_version(&args.version)?;
+    if let Some(warning) = names::version_warning(&args.version) {
+        eprintln!("warning: {warning}");
+    }
     names::check_kind(&args.kind)?;
     let lower = args.kind.to_lowercase();
     let plural = args.plural.clone().unwrap_or_else(|| names::pluralize(&lower));
@@ -125,6 +128,14 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
             args.kind
         );
     }
+    if args.controller && !args.force && existing.is_some_and(|r| r.controller) {
+        bail!(
+            "{}/{} {} already has a controller: pass --force to scaffold it again (its edits are lost)",
+            args.group,
+            args.version,
+            args.kind
+        );
+    }
     if !args.resource && existing.and_then(|r| r.api.as_ref()).is_none() {
         bail!(
             "--resource=false needs existing types for {}/{} {}: run `rop create api` without --resource=false first",
@@ -163,6 +174,7 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
 /// marker, or a failed write; in every case nothing is changed on disk.
 pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let mut project = Project::load(root)?;
+    project.check_tree(root)?;
     let k = check(&project, args)?;
     let api_crate = project.api_crate();
 
