@@ -200,4 +200,50 @@ mod tests {
         );
         assert!(check_kind("FooList").is_err());
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::*;
+
+        proptest! {
+            /// Every accepted project name is a DNS-1123 label, and every refusal suggests one
+            /// that is accepted whenever the input has any letter or digit.
+            #[test]
+            fn project_names(name in "[a-zA-Z0-9_ -]{0,70}") {
+                let dns = !name.is_empty() && name.len() <= 63
+                    && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                    && !name.starts_with('-') && !name.ends_with('-');
+                prop_assert_eq!(check_project_name(&name).is_ok(), dns);
+            }
+
+            /// Plurals of valid lower-case names are valid plurals, differ from the singular
+            /// (except for uncountable words) and are stable.
+            #[test]
+            fn plurals(singular in "[a-z][a-z0-9]{0,30}") {
+                let plural = pluralize(&singular);
+                prop_assert!(check_plural(&plural).is_ok(), "{}", plural);
+                prop_assert!(plural.len() >= singular.len());
+                prop_assert_eq!(pluralize(&singular), plural);
+            }
+
+            /// A kind is accepted exactly when it is UpperCamelCase ASCII and not a list name.
+            #[test]
+            fn kinds(kind in "[A-Za-z0-9_]{0,20}") {
+                let camel = kind.starts_with(|c: char| c.is_ascii_uppercase())
+                    && kind.chars().all(|c| c.is_ascii_alphanumeric());
+                let reserved = ["List", "Status", "Spec", "Object"].contains(&kind.as_str()) || kind.ends_with("List");
+                prop_assert_eq!(check_kind(&kind).is_ok(), camel && !reserved);
+            }
+
+            /// Versions: accepted exactly when a DNS-1035 label.
+            #[test]
+            fn versions(version in "[a-zA-Z0-9_-]{0,12}") {
+                let ok = version.starts_with(|c: char| c.is_ascii_lowercase())
+                    && version.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                    && !version.ends_with('-');
+                prop_assert_eq!(check_version(&version).is_ok(), ok);
+            }
+        }
+    }
 }

@@ -83,4 +83,33 @@ mod tests {
             "src/main.rs has no `+rop:scaffold:kinds` marker line, where rop adds code: put the line back where it was (see a freshly scaffolded project), then run the command again"
         );
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::*;
+
+        proptest! {
+            /// Inserting the same fragment twice equals inserting it once, whatever surrounds
+            /// the marker.
+            #[test]
+            fn insertion_is_idempotent(
+                before in proptest::collection::vec("[a-z ]{0,12}", 0..5),
+                after in proptest::collection::vec("[a-z ]{0,12}", 0..5),
+                fragment in proptest::collection::vec("[a-z(),;]{1,12}", 1..4),
+                indent in " {0,8}",
+            ) {
+                let mut lines = before.clone();
+                lines.push(format!("{indent}// +rop:scaffold:kinds"));
+                lines.extend(after.clone());
+                let text = lines.join("\n") + "\n";
+                let fragment = fragment.join("\n");
+                let once = insert("f.rs", &text, "kinds", &fragment).unwrap();
+                let twice = insert("f.rs", &once, "kinds", &fragment).unwrap();
+                prop_assert_eq!(&once, &twice);
+                let marker = format!("{indent}// +rop:scaffold:kinds");
+                prop_assert!(once.contains(&marker));
+            }
+        }
+    }
 }
