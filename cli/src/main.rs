@@ -35,6 +35,8 @@ enum Commands {
     /// Write the CRDs (config/crd/bases) and RBAC (config/rbac/role.yaml) from the api crate's types.
     #[command(visible_alias = "manifests")]
     Generate(commands::generate::GenerateArgs),
+    /// Check CustomResourceDefinition YAML files against the API server's rules and API conventions.
+    Verify(commands::verify::VerifyArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         Commands::Init(args) => commands::init::run(&root, args),
         Commands::Create(Create::Api(args)) => commands::create_api::run(&root, args),
         Commands::Generate(args) => commands::generate::run(&root, args),
+        Commands::Verify(args) => commands::verify::run(&root, args),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -15,6 +15,7 @@ pub mod manifests;
 pub mod rbac;
 mod resource;
 pub mod schema;
+pub mod verify;
 pub mod yaml;
 
 pub use resource::{CustomResource, KindDefinition, PrinterColumn, Scale};

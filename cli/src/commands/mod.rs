@@ -3,6 +3,7 @@
 pub mod create_api;
 pub mod generate;
 pub mod init;
+pub mod verify;
 
 /// The copyright header put on top of generated Rust files, from `--owner` and `--license`
 /// (kubebuilder's `hack/boilerplate.go.txt`), or empty for `--license none`. The year comes

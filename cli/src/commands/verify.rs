@@ -1,0 +1,106 @@
+//! `rop verify FILE...`: checks CustomResourceDefinition YAML files with `rop::verify`.
+//!
+//! Output, one line per finding, in file order then document order then the verifier's order:
+//!
+//! ```text
+//! path/to/file.yaml: error[rule-id] <yaml path>: <message> (fix: <hint>)
+//! ```
+//!
+//! For a file with more than one YAML document the file is written `path/to/file.yaml#N`
+//! (N counts documents from 1). A document that is not a CRD is skipped with a `note:` line.
+//! The last line is a summary. Exit code 1 if any error was found (or a file could not be
+//! read), else 0.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+/// Arguments of `rop verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// CRD YAML files to check (multi-document files are fine; non-CRD documents are skipped).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// Totals over all files.
+#[derive(Debug, Default)]
+struct Totals {
+    files: usize,
+    crds: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+/// Runs `rop verify`; prints the findings and a summary to stdout.
+pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
+    let mut totals = Totals::default();
+    let mut unreadable = Vec::new();
+    for file in &args.files {
+        let shown = file.display().to_string();
+        let full = if file.is_absolute() { file.clone() } else { root.join(file) };
+        match verify_file(&full, &shown, &mut totals) {
+            Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+            Err(e) => {
+                println!("{shown}: error: {e:#}");
+                unreadable.push(shown);
+            }
+        }
+        totals.files += 1;
+    }
+    println!(
+        "{} file{}, {} CRD{}: {} error{}, {} warning{}",
+        totals.files,
+        plural(totals.files),
+        totals.crds,
+        plural(totals.crds),
+        totals.errors,
+        plural(totals.errors),
+        totals.warnings,
+        plural(totals.warnings)
+    );
+    if !unreadable.is_empty() {
+        bail!("could not read {}", unreadable.join(", "));
+    }
+    if totals.errors > 0 {
+        bail!(
+            "the API server would reject {} (see the errors above)",
+            if totals.crds == 1 { "the CRD" } else { "these CRDs" }
+        );
+    }
+    Ok(())
+}
+
+/// The output lines for one file.
+fn verify_file(path: &Path, shown: &str, totals: &mut Totals) -> anyhow::Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let docs = rop::verify::yaml_documents(&text)?;
+    let multi = docs.len() > 1;
+    let mut lines = Vec::new();
+    if docs.is_empty() {
+        lines.push(format!("{shown}: note: no YAML documents"));
+    }
+    for (index, doc) in &docs {
+        let label = if multi { format!("{shown}#{}", index + 1) } else { shown.to_string() };
+        if !rop::verify::is_crd(doc) {
+            let kind = doc.get("kind").and_then(|k| k.as_str()).unwrap_or("<no kind>");
+            lines.push(format!("{label}: note: skipped a {kind} document (not a CustomResourceDefinition)"));
+            continue;
+        }
+        totals.crds += 1;
+        for finding in rop::verify::verify_crd(doc) {
+            if finding.is_error() {
+                totals.errors += 1;
+            } else {
+                totals.warnings += 1;
+            }
+            lines.push(format!("{label}: {finding}"));
+        }
+    }
+    Ok(lines)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

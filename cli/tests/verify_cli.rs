@@ -1,0 +1,63 @@
+//! `rop verify` end to end: output lines and exit codes.
+
+use std::path::Path;
+use std::process::Command;
+
+fn corpus(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify").join(rel).display().to_string()
+}
+
+fn run(args: &[&str]) -> (String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rop")).arg("verify").args(args).output().expect("run rop");
+    (String::from_utf8(out.stdout).unwrap(), out.status.code().unwrap())
+}
+
+#[test]
+fn valid_file_passes() {
+    let file = corpus("valid/045-structural.missing-type.yaml");
+    let (stdout, code) = run(&[&file]);
+    assert_eq!(stdout, "1 file, 1 CRD: 0 errors, 0 warnings\n");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn invalid_file_fails_with_one_line_per_finding() {
+    let file = corpus("invalid/045-structural.missing-type.yaml");
+    let (stdout, code) = run(&[&file]);
+    assert_eq!(
+        stdout,
+        format!(
+            "{file}: error[structural.missing-type] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: \
+Required value: must not be empty for specified object fields (fix: set type (object, array, string, integer, number or boolean), \
+or x-kubernetes-preserve-unknown-fields: true for free-form data)\n1 file, 1 CRD: 1 error, 0 warnings\n"
+        )
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn warnings_alone_exit_zero_and_other_kinds_are_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let warn = std::fs::read_to_string(corpus("invalid/018-versions.non-kube-like.yaml")).unwrap();
+    let file = dir.path().join("two.yaml");
+    std::fs::write(&file, format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: x}}\n---\n{warn}")).unwrap();
+    let file = file.display().to_string();
+    let (stdout, code) = run(&[&file]);
+    assert_eq!(
+        stdout,
+        format!(
+            "{file}#1: note: skipped a Namespace document (not a CustomResourceDefinition)\n\
+{file}#2: warning[versions.non-kube-like] spec.versions[0].name: \"stable\" is not a Kube-like version name, so it sorts after every v<N>[alpha|beta<M>] version in discovery (fix: use a name such as v1, v1beta1 or v2alpha1)\n\
+1 file, 1 CRD: 0 errors, 1 warning\n"
+        )
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn missing_file_fails() {
+    let (stdout, code) = run(&["/nonexistent/crd.yaml"]);
+    assert!(stdout.starts_with("/nonexistent/crd.yaml: error: cannot read /nonexistent/crd.yaml"), "{stdout}");
+    assert!(stdout.ends_with("1 file, 0 CRDs: 0 errors, 0 warnings\n"), "{stdout}");
+    assert_eq!(code, 1);
+}

@@ -1,0 +1,56 @@
+//! The document itself: `apiVersion` (R1) and unknown keys (R2).
+
+use serde_json::{Map, Value};
+
+use super::report::Report;
+
+/// R1: only `apiextensions.k8s.io/v1` is served; R2: the top level and `spec` are closed
+/// structs. Returns false when the document is not worth checking further (wrong version).
+pub(crate) fn check(obj: &Map<String, Value>, report: &mut Report) -> bool {
+    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    if api_version != "apiextensions.k8s.io/v1" {
+        report.error(
+            "document.api-version",
+            "apiVersion",
+            format!(
+                "no matches for kind \"CustomResourceDefinition\" in version {api_version:?}: only apiextensions.k8s.io/v1 is served (v1beta1 was removed in Kubernetes 1.22)"
+            ),
+            "set apiVersion: apiextensions.k8s.io/v1 and convert the CRD to the v1 shape (per-version schemas)",
+        );
+        return false;
+    }
+    unknown_keys(obj, &["apiVersion", "kind", "metadata", "spec", "status"], "", report);
+    if let Some(spec) = obj.get("spec").and_then(Value::as_object) {
+        unknown_keys(
+            spec,
+            &["group", "names", "scope", "versions", "conversion", "preserveUnknownFields"],
+            "spec",
+            report,
+        );
+    }
+    if let Some(status) = obj.get("status").and_then(Value::as_object) {
+        unknown_keys(
+            status,
+            &["conditions", "acceptedNames", "storedVersions", "observedGeneration"],
+            "status",
+            report,
+        );
+    }
+    true
+}
+
+/// R2: reports every key of `obj` that is not in `known` (strict field validation, kubectl's
+/// default, rejects the request).
+pub(crate) fn unknown_keys(obj: &Map<String, Value>, known: &[&str], path: &str, report: &mut Report) {
+    for key in obj.keys() {
+        if !known.contains(&key.as_str()) {
+            let full = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            report.error(
+                "document.unknown-field",
+                full.clone(),
+                format!("strict decoding error: unknown field {full:?}"),
+                "remove the field or fix its spelling",
+            );
+        }
+    }
+}
