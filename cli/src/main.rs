@@ -32,9 +32,18 @@ enum Commands {
     /// Add a resource kind, a webhook, ...
     #[command(subcommand)]
     Create(Create),
+    /// Remove what `rop create` added.
+    #[command(subcommand)]
+    Delete(Delete),
     /// Write the CRDs (config/crd/bases) and RBAC (config/rbac/role.yaml) from the api crate's types.
     #[command(visible_alias = "manifests")]
     Generate(commands::generate::GenerateArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum Delete {
+    /// Remove a kind in one version: its files (unless edited), marker insertions and PROJECT entry.
+    Api(commands::delete_api::DeleteApiArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -48,6 +57,7 @@ fn main() -> ExitCode {
     let result = std::env::current_dir().map_err(anyhow::Error::from).and_then(|root| match &cli.command {
         Commands::Init(args) => commands::init::run(&root, args),
         Commands::Create(Create::Api(args)) => commands::create_api::run(&root, args),
+        Commands::Delete(Delete::Api(args)) => commands::delete_api::run(&root, args),
         Commands::Generate(args) => commands::generate::run(&root, args),
     });
     match result {

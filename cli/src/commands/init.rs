@@ -95,7 +95,7 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
         resources: vec![],
     };
 
-    let templates = Templates::load();
+    let templates = Templates::load(root)?;
     let mut context = Context::new();
     context.insert("project_name", &project_name);
     context.insert("project_crate", &project_name.replace('-', "_"));

@@ -1,6 +1,7 @@
 //! One module per `rop` command.
 
 pub mod create_api;
+pub mod delete_api;
 pub mod generate;
 pub mod init;
 
