@@ -12,6 +12,7 @@ use crate::scaffold::markers;
 use crate::scaffold::plan::{self, IfExists, Plan};
 use crate::scaffold::resource::{self, KindNames};
 use crate::scaffold::templates::Templates;
+use crate::ui;
 
 /// Parses `--flag`, `--flag=true` and `--flag=false` as kubebuilder accepts them.
 fn bool_flag() -> clap::builder::ValueParser {
@@ -55,7 +56,7 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
     names::check_group(&args.group, &project.domain)?;
     names::check_version(&args.version)?;
     if let Some(warning) = names::version_warning(&args.version) {
-        eprintln!("warning: {warning}");
+        ui::warning(&warning);
     }
     names::check_kind(&args.kind)?;
     let lower = args.kind.to_lowercase();
@@ -197,11 +198,11 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     plan.format_rust(|source| rustfmt::format(root, source));
 
     if args.dry_run {
-        print!("rop create api would write:\n{}", plan::dry_run_report(&plan.check(args.force)?));
+        ui::info(&format!("rop create api would write:\n{}", plan::dry_run_report(&plan.check(args.force)?)));
         return Ok(());
     }
     let changes = plan.write(args.force)?;
-    print!("{}", plan::summary(&changes));
-    println!("Next: edit api/src/{}/{}.rs, then run `make manifests`", k.version, k.snake);
+    ui::info(&plan::summary(&changes));
+    ui::info(&format!("Next: edit api/src/{}/{}.rs, then run `make manifests`", k.version, k.snake));
     Ok(())
 }

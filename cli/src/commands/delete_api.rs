@@ -13,6 +13,7 @@ use crate::scaffold::markers;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
 use crate::scaffold::resource::{self, KindNames};
 use crate::scaffold::templates::Templates;
+use crate::ui;
 
 /// Flags of `rop delete api`.
 #[derive(Debug, clap::Args)]
@@ -126,12 +127,12 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     plan.format_rust(|source| rustfmt::format(root, source));
 
     if args.dry_run {
-        print!("rop delete api would change:\n{}", plan::dry_run_report(&plan.check(args.force)?));
+        ui::info(&format!("rop delete api would change:\n{}", plan::dry_run_report(&plan.check(args.force)?)));
         return Ok(());
     }
     let entries = plan.write(args.force)?;
     let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
-    print!("{}", plan::summary(&changed));
-    println!("Next: run `rop generate` to update config/crd and config/rbac/role.yaml");
+    ui::info(&plan::summary(&changed));
+    ui::info("Next: run `rop generate` to update config/crd and config/rbac/role.yaml");
     Ok(())
 }

@@ -9,6 +9,7 @@ use crate::names;
 use crate::project::{self, Project};
 use crate::scaffold::plan::{self, IfExists, Plan};
 use crate::scaffold::templates::Templates;
+use crate::ui;
 
 /// Flags of `rop init`.
 #[derive(Debug, clap::Args)]
@@ -89,22 +90,47 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
         version: "3".into(),
         layout: vec![project::LAYOUT.into()],
         domain: args.domain.clone(),
-        project_name: project_name.clone(),
-        repo: repo.clone(),
+        project_name,
+        repo,
         multigroup: false,
         resources: vec![],
     };
 
+    let settings = Settings {
+        project,
+        header: super::header(&args.license, &args.owner),
+        license: if args.license == "apache2" { "Apache-2.0".into() } else { String::new() },
+        rop_dependency: rop_dependency(args)?,
+    };
+    scaffold(root, &settings, args.dry_run)
+}
+
+/// What a new project is made from: its PROJECT, the header of its Rust files, the SPDX
+/// license of its crates (empty for none) and its dependency on the rop runtime (TOML).
+pub struct Settings {
+    pub project: Project,
+    pub header: String,
+    pub license: String,
+    pub rop_dependency: String,
+}
+
+/// Writes a new project into `root` from `settings` (or, with `dry_run`, prints the plan).
+///
+/// # Errors
+/// A template that does not render, or a failed write (nothing is left half-written).
+pub fn scaffold(root: &Path, settings: &Settings, dry_run: bool) -> anyhow::Result<()> {
+    let project = &settings.project;
+    let project_name = &project.project_name;
     let templates = Templates::load(root)?;
     let mut context = Context::new();
     context.insert("project_name", &project_name);
     context.insert("project_crate", &project_name.replace('-', "_"));
     context.insert("api_crate", &project.api_crate());
-    context.insert("domain", &args.domain);
-    context.insert("repo", &repo);
-    context.insert("license", if args.license == "apache2" { "Apache-2.0" } else { "" });
-    context.insert("header", &super::header(&args.license, &args.owner));
-    context.insert("rop_dependency", &rop_dependency(args)?);
+    context.insert("domain", &project.domain);
+    context.insert("repo", &project.repo);
+    context.insert("license", &settings.license);
+    context.insert("header", &settings.header);
+    context.insert("rop_dependency", &settings.rop_dependency);
 
     let mut plan = Plan::new(root);
     for name in templates.names_under("init") {
@@ -118,15 +144,15 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
     plan.file(project::FILE, project.to_text(), IfExists::Refuse);
     plan.format_rust(|source| crate::rustfmt::format(root, source));
 
-    if args.dry_run {
-        print!("rop init would write:\n{}", plan::dry_run_report(&plan.check(false)?));
+    if dry_run {
+        ui::info(&format!("rop init would write:\n{}", plan::dry_run_report(&plan.check(false)?)));
         return Ok(());
     }
     let changes = plan.write(false)?;
-    print!("{}", plan::summary(&changes));
-    println!(
+    ui::info(&plan::summary(&changes));
+    ui::info(&format!(
         "Project {project_name} is ready.\nNext: add a kind with `rop create api --group <group> --version <version> --kind <Kind>`"
-    );
+    ));
     Ok(())
 }
 

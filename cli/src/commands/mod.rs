@@ -1,5 +1,6 @@
 //! One module per `rop` command.
 
+pub mod alpha_generate;
 pub mod create_api;
 pub mod delete_api;
 pub mod generate;
