@@ -39,6 +39,8 @@ enum Commands {
     /// Add a resource kind, a webhook, ...
     #[command(subcommand)]
     Create(Create),
+    /// Change project-wide settings (multigroup layout, namespace-scoped manager).
+    Edit(commands::edit::EditArgs),
     /// Remove what `rop create` added.
     #[command(subcommand)]
     Delete(Delete),
@@ -92,6 +94,7 @@ fn main() -> ExitCode {
             println!("generated projects: kube 4.2, k8s-openapi 0.28 (Kubernetes 1.36)");
             Ok(())
         }
+        Commands::Edit(args) => commands::edit::run(&root, args),
         Commands::Delete(Delete::Api(args)) => commands::delete_api::run(&root, args),
         Commands::Generate(args) => commands::generate::run(&root, args),
     });

@@ -27,6 +27,10 @@ pub struct Project {
     pub repo: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub multigroup: bool,
+    /// Namespace-scoped manager: it watches `WATCH_NAMESPACE` only, with a `Role` and
+    /// `RoleBinding` instead of cluster-wide RBAC (`rop edit --namespaced`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub namespaced: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
 }

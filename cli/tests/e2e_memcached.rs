@@ -151,4 +151,16 @@ fn memcached_operator_builds_tests_and_validates() {
     assert!(tenants.contains("scope: Cluster"), "{tenants}");
     let built = build_test_lint(&dir);
     kubernetes_validate(&dir, &["-".into()], Some(&built));
+
+    // A namespace-scoped, multigroup project: a kind of a second group in its own folder, a
+    // Role instead of the ClusterRole, and still a clean build.
+    rop_ok(&dir, &["edit", "--multigroup", "--namespaced"]);
+    rop_ok(&dir, &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Backup"]);
+    rop_ok(&dir, &["generate"]);
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert!(role.starts_with("---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n"), "{role}");
+    assert!(role.contains("  - apps.example.com\n") && role.contains("  - backups\n"), "{role}");
+    let built = build_test_lint(&dir);
+    assert!(built.contains("kind: RoleBinding") && built.contains("name: WATCH_NAMESPACE"), "{built}");
+    kubernetes_validate(&dir, &["-".into()], Some(&built));
 }

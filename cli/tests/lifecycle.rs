@@ -136,3 +136,74 @@ fn every_command_has_help_with_an_example() {
         assert!(help.contains("Example:\n  rop "), "rop {command:?} --help:\n{help}");
     }
 }
+
+#[test]
+fn edit_namespaced_switches_the_manager_and_back() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    let out = rop_ok(&dir, &["edit", "--namespaced"]);
+    assert_eq!(
+        out,
+        "  update    PROJECT\n  update    config/manager/manager.yaml\n  update    config/rbac/role_binding.yaml\nThe manager now watches only its own namespace (WATCH_NAMESPACE). Cluster-scoped kinds cannot be watched with a Role.\nNext: run `rop generate` to write config/rbac/role.yaml as a Role\n"
+    );
+    let manager = std::fs::read_to_string(dir.join("config/manager/manager.yaml")).unwrap();
+    assert!(manager.contains("        - name: WATCH_NAMESPACE\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.namespace\n"), "{manager}");
+    let binding = std::fs::read_to_string(dir.join("config/rbac/role_binding.yaml")).unwrap();
+    assert!(binding.contains("kind: RoleBinding\n") && binding.contains("  kind: Role\n"), "{binding}");
+    assert!(std::fs::read_to_string(dir.join("PROJECT")).unwrap().contains("namespaced: true\n"));
+
+    rop_ok(&dir, &["edit", "--namespaced=false"]);
+    pretty_assertions::assert_eq!(tree(&dir), before);
+}
+
+#[test]
+fn edit_refuses_to_clobber_an_edited_manager() {
+    let (_tmp, dir) = project();
+    let manager = dir.join("config/manager/manager.yaml");
+    let edited = std::fs::read_to_string(&manager).unwrap().replace("memory: 128Mi", "memory: 256Mi");
+    std::fs::write(&manager, edited).unwrap();
+    let before = tree(&dir);
+    let out = rop(&dir, &["edit", "--namespaced"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: refusing to overwrite config/manager/manager.yaml (already exists and differs): pass --force to replace it, losing its edits\n"
+    );
+    assert_eq!(tree(&dir), before);
+    let out = rop(&dir, &["edit"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: nothing to edit: pass --multigroup[=false] and/or --namespaced[=false]\n"
+    );
+}
+
+#[test]
+fn multigroup_puts_new_groups_in_their_own_folders() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    rop_ok(&dir, &["edit", "--multigroup"]);
+    let after_edit = tree(&dir);
+    rop_ok(&dir, &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Backup"]);
+    for file in [
+        "api/src/apps/mod.rs",
+        "api/src/apps/v1/mod.rs",
+        "api/src/apps/v1/backup.rs",
+        "src/controller/apps_backup.rs",
+        "config/rbac/apps_backup_admin_role.yaml",
+        "config/samples/apps_v1_backup.yaml",
+    ] {
+        assert!(dir.join(file).is_file(), "{file}");
+    }
+    let manifests = std::fs::read_to_string(dir.join("api/src/bin/manifests.rs")).unwrap();
+    assert!(manifests.contains("use op_api::apps::v1 as apps_v1;\n"), "{manifests}");
+    assert!(manifests.contains("rop::manifests::kind::<apps_v1::Backup>(\"apps::v1::Backup\"),\n"), "{manifests}");
+    let out = rop(&dir, &["edit", "--multigroup=false"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: the project has 2 groups (apps, cache): it stays multigroup; delete the APIs of all but one group first\n"
+    );
+    rop_ok(&dir, &["delete", "api", "--group", "apps", "--version", "v1", "--kind", "Backup"]);
+    pretty_assertions::assert_eq!(tree(&dir), after_edit);
+    rop_ok(&dir, &["edit", "--multigroup=false"]);
+    pretty_assertions::assert_eq!(tree(&dir), before);
+}

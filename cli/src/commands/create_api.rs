@@ -162,8 +162,8 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let context = k.context(&project, args.namespaced, !other_versions, &resource::header_of(root));
     let templates = Templates::load(root)?;
     let mut plan = Plan::new(root);
-    let new_version_module = plan.current(&format!("api/src/{}/mod.rs", k.version))?.is_none();
-    let scaffold = resource::describe(&project, &k, args.resource, args.controller, new_version_module);
+    let exists = |path: &str| root.join(path).is_file();
+    let scaffold = resource::describe(&project, &k, args.resource, args.controller, &exists);
     for f in &scaffold.files {
         let if_exists = if f.user_owned && !args.force { IfExists::Refuse } else { IfExists::Overwrite };
         plan.file(&f.path, templates.render(&f.template, &context)?, if_exists);
@@ -185,7 +185,7 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
         kind: k.kind.clone(),
         domain: project.domain.clone(),
         plural: k.plural.clone(),
-        path: format!("{api_crate}::{}::{}", k.version, k.kind),
+        path: format!("{api_crate}::{}::{}", k.api_module(), k.kind),
         api: Some(Api { crd_version: "v1".into(), namespaced: args.namespaced }),
         controller: args.controller
             || project.find(&k.group, &k.version, &k.kind).map(|r| r.controller).unwrap_or(false),
@@ -203,6 +203,6 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     }
     let changes = plan.write(args.force)?;
     ui::info(&plan::summary(&changes));
-    ui::info(&format!("Next: edit api/src/{}/{}.rs, then run `make manifests`", k.version, k.snake));
+    ui::info(&format!("Next: edit {}/{}.rs, then run `make manifests`", k.api_dir(), k.snake));
     Ok(())
 }

@@ -68,7 +68,7 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     let namespaced = removed.api.as_ref().is_none_or(|a| a.namespaced);
     let header = resource::header_of(root);
     let templates = Templates::load(root)?;
-    let scaffold = resource::describe(&project, &k, removed.api.is_some(), removed.controller, false);
+    let scaffold = resource::describe(&project, &k, removed.api.is_some(), removed.controller, &|_| true);
     let mut plan = Plan::new(root);
 
     // Files and fragments other resources still need (the roles of a kind with other
@@ -77,7 +77,7 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     let mut needed = HashSet::new();
     for r in &project.resources {
         let other = KindNames::of(&project, r);
-        let s = resource::describe(&project, &other, r.api.is_some(), r.controller, false);
+        let s = resource::describe(&project, &other, r.api.is_some(), r.controller, &|_| true);
         needed_files.extend(s.files.into_iter().map(|f| f.path));
         needed.extend(s.inserts.into_iter().map(|i| (i.path, i.fragment)));
     }
@@ -102,17 +102,25 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
         }
     }
 
-    // The version module goes with its last kind, if nothing but rop's text is left in it.
-    let version_mod = format!("api/src/{}/mod.rs", k.version);
-    let version_in_use = project.resources.iter().any(|r| r.version == k.version && r.api.is_some());
-    if removed.api.is_some()
-        && !version_in_use
-        && let Some(left) = plan.current(&version_mod)?
-    {
-        let context = k.context(&project, namespaced, true, &header);
-        let fresh = as_written(root, &version_mod, templates.render("api/api/src/version/mod.rs.tera", &context)?);
-        if as_written(root, &version_mod, left) == fresh {
-            plan.remove(&version_mod, None);
+    // The version module goes with its last kind, and (multigroup) the group module with its
+    // last version, if nothing but rop's text is left in them.
+    let context = k.context(&project, namespaced, true, &header);
+    let version_in_use =
+        project.resources.iter().any(|r| r.group == k.group && r.version == k.version && r.api.is_some());
+    let group_in_use = project.resources.iter().any(|r| r.group == k.group && r.api.is_some());
+    let mut modules = vec![(format!("{}/mod.rs", k.api_dir()), "api/api/src/version/mod.rs.tera", version_in_use)];
+    if k.multigroup {
+        modules.push((format!("api/src/{}/mod.rs", k.group_module()), "api/api/src/group/mod.rs.tera", group_in_use));
+    }
+    for (module, template, in_use) in modules {
+        if removed.api.is_none() || in_use {
+            continue;
+        }
+        if let Some(left) = plan.current(&module)? {
+            let fresh = as_written(root, &module, templates.render(template, &context)?);
+            if as_written(root, &module, left) == fresh {
+                plan.remove(&module, None);
+            }
         }
     }
 

@@ -56,7 +56,7 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
     let bundle: rop::manifests::Bundle = serde_json::from_str(stdout.trim()).with_context(|| {
         format!("the manifests generator printed something that is not a manifests bundle: {:.200}", stdout.trim())
     })?;
-    let files = rop::manifests::assemble(&bundle)?;
+    let files = rop::manifests::assemble(&bundle, project.namespaced)?;
     let mut plan = Plan::new(root);
     for file in files {
         plan.file(file.path, file.content, IfExists::Overwrite);

@@ -36,6 +36,12 @@ pub struct InitArgs {
     /// Version of the rop runtime crate from crates.io, instead of a path dependency.
     #[arg(long)]
     pub rop_version: Option<String>,
+    /// Put APIs under api/src/<group>/<version>/, so the project can hold several groups.
+    #[arg(long)]
+    pub multigroup: bool,
+    /// Namespace-scoped manager: watches only WATCH_NAMESPACE, with a Role and RoleBinding.
+    #[arg(long)]
+    pub namespaced: bool,
     /// Print the files that would be written, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -92,7 +98,8 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
         domain: args.domain.clone(),
         project_name,
         repo,
-        multigroup: false,
+        multigroup: args.multigroup,
+        namespaced: args.namespaced,
         resources: vec![],
     };
 
@@ -131,6 +138,7 @@ pub fn scaffold(root: &Path, settings: &Settings, dry_run: bool) -> anyhow::Resu
     context.insert("license", &settings.license);
     context.insert("header", &settings.header);
     context.insert("rop_dependency", &settings.rop_dependency);
+    context.insert("namespaced_manager", &project.namespaced);
 
     let mut plan = Plan::new(root);
     for name in templates.names_under("init") {

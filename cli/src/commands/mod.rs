@@ -3,6 +3,7 @@
 pub mod alpha_generate;
 pub mod create_api;
 pub mod delete_api;
+pub mod edit;
 pub mod generate;
 pub mod init;
 

@@ -47,6 +47,8 @@ pub struct KindNames {
     /// snake_case kind: Rust module and file names.
     pub snake: String,
     pub plural: String,
+    /// Multigroup layout (`rop edit --multigroup`): APIs live under `api/src/<group>/<version>/`.
+    pub multigroup: bool,
 }
 
 impl KindNames {
@@ -61,11 +63,45 @@ impl KindNames {
             lower: kind.to_lowercase(),
             snake: kind.to_snake_case(),
             plural: plural.into(),
+            multigroup: project.multigroup,
         }
     }
 
+    /// The group as a Rust identifier (`cache`, `batch_x`).
+    pub fn group_module(&self) -> String {
+        self.group.replace(['.', '-'], "_")
+    }
+
+    /// Folder of the version module: `api/src/<version>` or, multigroup, `api/src/<group>/<version>`.
+    pub fn api_dir(&self) -> String {
+        if self.multigroup {
+            format!("api/src/{}/{}", self.group_module(), self.version)
+        } else {
+            format!("api/src/{}", self.version)
+        }
+    }
+
+    /// Path of the version module inside the api crate: `v1` or `cache::v1`.
+    pub fn api_module(&self) -> String {
+        if self.multigroup { format!("{}::{}", self.group_module(), self.version) } else { self.version.clone() }
+    }
+
+    /// Name the manifests generator imports the version module as: `v1` or `cache_v1`.
+    pub fn api_alias(&self) -> String {
+        if self.multigroup { format!("{}_{}", self.group_module(), self.version) } else { self.version.clone() }
+    }
+
+    /// Module of the kind's controller under `src/controller/`: `memcached` or `cache_memcached`.
+    pub fn controller_module(&self) -> String {
+        if self.multigroup { format!("{}_{}", self.group_module(), self.snake) } else { self.snake.clone() }
+    }
+
+    /// The names of a resource PROJECT records. Its layout is the one it was created with
+    /// (its `path` has a group segment when multigroup), not the project's current one.
     pub fn of(project: &Project, r: &Resource) -> KindNames {
-        KindNames::new(project, &r.group, &r.version, &r.kind, &r.plural)
+        let mut k = KindNames::new(project, &r.group, &r.version, &r.kind, &r.plural);
+        k.multigroup = r.path.split("::").count() == 4;
+        k
     }
 
     /// `config/samples/<group>_<version>_<kind>.yaml`
@@ -87,6 +123,8 @@ impl KindNames {
         context.insert("kind_snake", &self.snake);
         context.insert("plural", &self.plural);
         context.insert("namespaced", &namespaced);
+        context.insert("api_module", &self.api_module());
+        context.insert("namespaced_manager", &project.namespaced);
         context.insert("storage", &storage);
         context.insert("header", header);
         context
@@ -94,14 +132,14 @@ impl KindNames {
 }
 
 /// What `create api` adds for `k`: its types (when `resource`) and its controller (when
-/// `controller`). The version module `api/src/<version>/mod.rs` is listed as a file only
-/// when `new_version_module`.
+/// `controller`). `exists` says whether a project file exists already: the version module
+/// (and, multigroup, the group module) is listed as a file only when it does not.
 pub fn describe(
     project: &Project,
     k: &KindNames,
     resource: bool,
     controller: bool,
-    new_version_module: bool,
+    exists: &dyn Fn(&str) -> bool,
 ) -> ResourceScaffold {
     let mut s = ResourceScaffold::default();
     let file = |s: &mut ResourceScaffold, path: String, template: &str, user_owned: bool| {
@@ -111,24 +149,45 @@ pub fn describe(
         s.inserts.push(Insert { path: path.into(), marker: marker.into(), fragment });
     };
     if resource {
-        let version_mod = format!("api/src/{}/mod.rs", k.version);
-        if new_version_module {
+        let dir = k.api_dir();
+        let version_mod = format!("{dir}/mod.rs");
+        if !exists(&version_mod) {
             file(&mut s, version_mod.clone(), "api/api/src/version/mod.rs.tera", false);
         }
-        file(&mut s, format!("api/src/{}/{}.rs", k.version, k.snake), "api/api/src/version/kind.rs.tera", true);
+        file(&mut s, format!("{dir}/{}.rs", k.snake), "api/api/src/version/kind.rs.tera", true);
         insert(
             &mut s,
             &version_mod,
             "kinds",
             format!("mod {0};\npub use {0}::{{{1}, {1}Spec, {1}Status}};", k.snake, k.kind),
         );
-        insert(&mut s, "api/src/lib.rs", "api-versions", format!("pub mod {};", k.version));
-        insert(&mut s, "api/src/bin/manifests.rs", "imports", format!("use {}::{};", project.api_crate(), k.version));
+        if k.multigroup {
+            let group_mod = format!("api/src/{}/mod.rs", k.group_module());
+            if !exists(&group_mod) {
+                file(&mut s, group_mod.clone(), "api/api/src/group/mod.rs.tera", false);
+            }
+            insert(&mut s, &group_mod, "group-versions", format!("pub mod {};", k.version));
+            insert(&mut s, "api/src/lib.rs", "api-versions", format!("pub mod {};", k.group_module()));
+            insert(
+                &mut s,
+                "api/src/bin/manifests.rs",
+                "imports",
+                format!("use {}::{} as {};", project.api_crate(), k.api_module(), k.api_alias()),
+            );
+        } else {
+            insert(&mut s, "api/src/lib.rs", "api-versions", format!("pub mod {};", k.version));
+            insert(
+                &mut s,
+                "api/src/bin/manifests.rs",
+                "imports",
+                format!("use {}::{};", project.api_crate(), k.version),
+            );
+        }
         insert(
             &mut s,
             "api/src/bin/manifests.rs",
             "manifest-kinds",
-            format!("rop::manifests::kind::<{0}::{1}>(\"{0}::{1}\"),", k.version, k.kind),
+            format!("rop::manifests::kind::<{0}::{1}>(\"{2}::{1}\"),", k.api_alias(), k.kind, k.api_module()),
         );
         file(&mut s, format!("config/samples/{}", k.sample()), "api/config/samples/sample.yaml", true);
         insert(&mut s, "config/samples/kustomization.yaml", "samples", format!("- {}", k.sample()));
@@ -139,17 +198,19 @@ pub fn describe(
             format!("- bases/{}_{}.yaml", k.full_group, k.plural),
         );
         let mut role_files = Vec::new();
+        let prefix = if k.multigroup { format!("{}_{}", k.group_module(), k.lower) } else { k.lower.clone() };
         for role in ["admin", "editor", "viewer"] {
-            let name = format!("{}_{role}_role.yaml", k.lower);
+            let name = format!("{prefix}_{role}_role.yaml");
             file(&mut s, format!("config/rbac/{name}"), &format!("api/config/rbac/{role}_role.yaml"), false);
             role_files.push(format!("- {name}"));
         }
         insert(&mut s, "config/rbac/kustomization.yaml", "rbac-kind-roles", role_files.join("\n"));
     }
     if controller {
-        file(&mut s, format!("src/controller/{}.rs", k.snake), "api/src/controller/kind.rs.tera", true);
-        insert(&mut s, "src/controller/mod.rs", "controller-modules", format!("pub mod {};", k.snake));
-        insert(&mut s, "src/main.rs", "controllers", format!("controller::{}::run,", k.snake));
+        let module = k.controller_module();
+        file(&mut s, format!("src/controller/{module}.rs"), "api/src/controller/kind.rs.tera", true);
+        insert(&mut s, "src/controller/mod.rs", "controller-modules", format!("pub mod {module};"));
+        insert(&mut s, "src/main.rs", "controllers", format!("controller::{module}::run,"));
     }
     s
 }
