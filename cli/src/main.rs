@@ -36,7 +36,7 @@ struct Cli {
 enum Commands {
     /// Start a new operator project in the current directory.
     Init(commands::init::InitArgs),
-    /// Add a resource kind, a webhook, ...
+    /// Add a resource kind (and, in later releases, webhooks).
     #[command(subcommand)]
     Create(Create),
     /// Change project-wide settings (multigroup layout, namespace-scoped manager).
@@ -83,7 +83,7 @@ fn main() -> ExitCode {
     ui::set_level(cli.quiet, cli.verbose);
     let result = std::env::current_dir().map_err(anyhow::Error::from).and_then(|root| match &cli.command {
         Commands::Init(args) => commands::init::run(&root, args),
-        Commands::Create(Create::Api(args)) => commands::create_api::run(&root, args),
+        Commands::Create(Create::Api(args)) => commands::create_api::run(&project::find_root(&root), args),
         Commands::Alpha(Alpha::Generate(args)) => commands::alpha_generate::run(&root, args),
         Commands::Completion { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "rop", &mut std::io::stdout());
@@ -94,9 +94,9 @@ fn main() -> ExitCode {
             println!("generated projects: kube 4.2, k8s-openapi 0.28 (Kubernetes 1.36)");
             Ok(())
         }
-        Commands::Edit(args) => commands::edit::run(&root, args),
-        Commands::Delete(Delete::Api(args)) => commands::delete_api::run(&root, args),
-        Commands::Generate(args) => commands::generate::run(&root, args),
+        Commands::Edit(args) => commands::edit::run(&project::find_root(&root), args),
+        Commands::Delete(Delete::Api(args)) => commands::delete_api::run(&project::find_root(&root), args),
+        Commands::Generate(args) => commands::generate::run(&project::find_root(&root), args),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -67,6 +67,12 @@ impl Resource {
     }
 }
 
+/// The project folder for a command run in `start`: the nearest of `start` and its parents
+/// that holds a PROJECT file (as git finds `.git`), or `start` itself when none does.
+pub fn find_root(start: &Path) -> std::path::PathBuf {
+    start.ancestors().find(|d| d.join(FILE).is_file()).unwrap_or(start).to_path_buf()
+}
+
 impl Project {
     /// Reads `PROJECT` from `root`.
     ///

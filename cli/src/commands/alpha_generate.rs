@@ -64,7 +64,7 @@ pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
         rop_dependency: rop_dependency(&input)?,
     };
     std::fs::create_dir_all(&output).with_context(|| format!("cannot create {}", args.output_dir.display()))?;
-    init::scaffold(&output, &settings, false)?;
+    init::scaffold(&output, &settings, false, false)?;
     for r in &project.resources {
         ui::detail(&format!("replaying create api --group {} --version {} --kind {}", r.group, r.version, r.kind));
         let replay = CreateApiArgs {

@@ -69,7 +69,7 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
         && let Some(other) = project.resources.iter().find(|r| r.group != args.group)
     {
         bail!(
-            "this project already has group \"{}\" and is not multigroup: use --group {}, or a separate project for group \"{}\"",
+            "this project already has group \"{}\" and is not multigroup: use --group {}, or run `rop edit --multigroup` first to add group \"{}\"",
             other.group,
             other.group,
             args.group
@@ -160,6 +160,13 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let other_versions =
         project.resources.iter().any(|r| r.group == k.group && r.kind == k.kind && r.version != k.version);
     let context = k.context(&project, args.namespaced, !other_versions, &resource::header_of(root));
+    if args.resource && other_versions && !args.dry_run {
+        ui::warning(&format!(
+            "{}/{}.rs starts from the template, not from the kind's other versions: copy the fields over, and keep the versions convertible (a conversion webhook is not scaffolded yet)",
+            k.api_dir(),
+            k.snake
+        ));
+    }
     let templates = Templates::load(root)?;
     let mut plan = Plan::new(root);
     let exists = |path: &str| root.join(path).is_file();

@@ -42,10 +42,16 @@ pub struct InitArgs {
     /// Namespace-scoped manager: watches only WATCH_NAMESPACE, with a Role and RoleBinding.
     #[arg(long)]
     pub namespaced: bool,
+    /// Replace files the folder already has (other than a project's own), losing their content.
+    #[arg(long)]
+    pub force: bool,
     /// Print the files that would be written, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
 }
+
+/// Files a repository often starts with; `init` keeps them rather than refusing.
+const KEPT: [&str; 3] = ["README.md", ".gitignore", "LICENSE"];
 
 /// Files whose presence shows that a directory already holds a project.
 const PROJECT_FILES: [&str; 4] = [project::FILE, "Cargo.toml", "Makefile", "src/main.rs"];
@@ -109,7 +115,7 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
         license: if args.license == "apache2" { "Apache-2.0".into() } else { String::new() },
         rop_dependency: rop_dependency(args)?,
     };
-    scaffold(root, &settings, args.dry_run)
+    scaffold(root, &settings, args.force, args.dry_run)
 }
 
 /// What a new project is made from: its PROJECT, the header of its Rust files, the SPDX
@@ -125,7 +131,7 @@ pub struct Settings {
 ///
 /// # Errors
 /// A template that does not render, or a failed write (nothing is left half-written).
-pub fn scaffold(root: &Path, settings: &Settings, dry_run: bool) -> anyhow::Result<()> {
+pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<()> {
     let project = &settings.project;
     let project_name = &project.project_name;
     let templates = Templates::load(root)?;
@@ -147,16 +153,18 @@ pub fn scaffold(root: &Path, settings: &Settings, dry_run: bool) -> anyhow::Resu
             Some((dir, file)) => format!("{dir}/{}", output_name(file)),
             None => output_name(relative),
         };
-        plan.file(path, templates.render(&name, &context)?, IfExists::Refuse);
+        // A repository created with a README or .gitignore keeps them.
+        let if_exists = if KEPT.contains(&path.as_str()) { IfExists::Keep } else { IfExists::Refuse };
+        plan.file(path, templates.render(&name, &context)?, if_exists);
     }
     plan.file(project::FILE, project.to_text(), IfExists::Refuse);
     plan.format_rust(|source| crate::rustfmt::format(root, source));
 
     if dry_run {
-        ui::info(&format!("rop init would write:\n{}", plan::dry_run_report(&plan.check(false)?)));
+        ui::info(&format!("rop init would write:\n{}", plan::dry_run_report(&plan.check(force)?)));
         return Ok(());
     }
-    let changes = plan.write(false)?;
+    let changes = plan.write(force)?;
     ui::info(&plan::summary(&changes));
     ui::info(&format!(
         "Project {project_name} is ready.\nNext: add a kind with `rop create api --group <group> --version <version> --kind <Kind>`"

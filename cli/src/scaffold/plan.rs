@@ -18,6 +18,8 @@ pub enum Change {
     /// The file is removed (`delete api`).
     Delete,
     Unchanged,
+    /// The file exists and is left as it is ([`IfExists::Keep`]).
+    Kept,
     /// The file exists, differs, and is the user's: only `--force` replaces it.
     Refused,
 }
@@ -40,6 +42,8 @@ pub enum IfExists {
     Refuse,
     /// Replace (files rop owns, or files already read and extended at markers).
     Overwrite,
+    /// Leave an existing file alone (a README or .gitignore the repository already has).
+    Keep,
 }
 
 #[derive(Clone, Debug)]
@@ -121,6 +125,7 @@ impl Plan {
                 (Some(old), None) if !force && planned.expected.as_ref().is_some_and(|e| e != old) => Change::Refused,
                 (Some(_), None) => Change::Delete,
                 (Some(old), Some(new)) if old == new => Change::Unchanged,
+                (Some(_), Some(_)) if planned.if_exists == IfExists::Keep => Change::Kept,
                 (Some(_), Some(_)) if planned.if_exists == IfExists::Refuse && !force => Change::Refused,
                 (Some(_), Some(_)) => Change::Update,
             };
@@ -241,6 +246,7 @@ fn word(change: Change) -> &'static str {
         Change::Update => "update",
         Change::Delete => "delete",
         Change::Unchanged => "unchanged",
+        Change::Kept => "keep",
         Change::Refused => "refused",
     }
 }

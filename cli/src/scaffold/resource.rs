@@ -197,6 +197,8 @@ pub fn describe(
             "crd-resources",
             format!("- bases/{}_{}.yaml", k.full_group, k.plural),
         );
+        // kustomize refuses an empty kustomization: config/default lists ../crd once a CRD exists.
+        insert(&mut s, "config/default/kustomization.yaml", "crd", "- ../crd".to_string());
         let mut role_files = Vec::new();
         let prefix = if k.multigroup { format!("{}_{}", k.group_module(), k.lower) } else { k.lower.clone() };
         for role in ["admin", "editor", "viewer"] {
