@@ -9,10 +9,11 @@ mod names;
 mod project;
 mod rustfmt;
 mod scaffold;
+mod ui;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -21,6 +22,12 @@ use clap::{Parser, Subcommand};
     about = "Scaffold, generate and verify Kubernetes operators in Rust (kubebuilder for Rust)"
 )]
 struct Cli {
+    /// Print only errors and warnings.
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Also print what rop runs and decides.
+    #[arg(long, short, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Commands,
 }
@@ -29,14 +36,42 @@ struct Cli {
 enum Commands {
     /// Start a new operator project in the current directory.
     Init(commands::init::InitArgs),
-    /// Add a resource kind, a webhook, ...
+    /// Add a resource kind (and, in later releases, webhooks).
     #[command(subcommand)]
     Create(Create),
+    /// Change project-wide settings (multigroup layout, namespace-scoped manager).
+    Edit(commands::edit::EditArgs),
+    /// Remove what `rop create` added.
+    #[command(subcommand)]
+    Delete(Delete),
+    /// Commands that may change.
+    #[command(subcommand)]
+    Alpha(Alpha),
+    /// Print a shell completion script.
+    #[command(after_help = "Example:\n  rop completion bash > /etc/bash_completion.d/rop")]
+    Completion {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print rop's version and the Kubernetes versions it generates for.
+    Version,
     /// Write the CRDs (config/crd/bases) and RBAC (config/rbac/role.yaml) from the api crate's types.
     #[command(visible_alias = "manifests")]
     Generate(commands::generate::GenerateArgs),
     /// Check CustomResourceDefinition YAML files against the API server's rules and API conventions.
     Verify(commands::verify::VerifyArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum Alpha {
+    /// Re-scaffold the project from its PROJECT file into a new folder, to diff and upgrade.
+    Generate(commands::alpha_generate::AlphaGenerateArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum Delete {
+    /// Remove a kind in one version: its files (unless edited), marker insertions and PROJECT entry.
+    Api(commands::delete_api::DeleteApiArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,16 +82,29 @@ enum Create {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    ui::set_level(cli.quiet, cli.verbose);
     let result = std::env::current_dir().map_err(anyhow::Error::from).and_then(|root| match &cli.command {
         Commands::Init(args) => commands::init::run(&root, args),
-        Commands::Create(Create::Api(args)) => commands::create_api::run(&root, args),
-        Commands::Generate(args) => commands::generate::run(&root, args),
+        Commands::Create(Create::Api(args)) => commands::create_api::run(&project::find_root(&root), args),
+        Commands::Alpha(Alpha::Generate(args)) => commands::alpha_generate::run(&root, args),
+        Commands::Completion { shell } => {
+            clap_complete::generate(*shell, &mut Cli::command(), "rop", &mut std::io::stdout());
+            Ok(())
+        }
+        Commands::Version => {
+            println!("rop {}", env!("CARGO_PKG_VERSION"));
+            println!("generated projects: kube 4.2, k8s-openapi 0.28 (Kubernetes 1.36)");
+            Ok(())
+        }
+        Commands::Edit(args) => commands::edit::run(&project::find_root(&root), args),
+        Commands::Delete(Delete::Api(args)) => commands::delete_api::run(&project::find_root(&root), args),
+        Commands::Generate(args) => commands::generate::run(&project::find_root(&root), args),
         Commands::Verify(args) => commands::verify::run(&root, args),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            ui::error(&format!("{e:#}"));
             ExitCode::FAILURE
         }
     }

@@ -21,7 +21,15 @@ fn dns_label(s: &str) -> bool {
 
 /// Checks a project name (DNS-1123 label: lower-case letters, digits, '-', at most 63).
 pub fn check_project_name(name: &str) -> Result<(), NameError> {
-    if dns_label(name) {
+    if dns_label(name) && name.starts_with(|c: char| c.is_ascii_digit()) {
+        Err(NameError(format!(
+            "project name \"{name}\" starts with a digit, which Cargo refuses in package names: use --project-name op-{name}"
+        )))
+    } else if ["rop", "rop-macros", "rop-cli"].contains(&name) {
+        Err(NameError(format!(
+            "project name \"{name}\" is the name of a rop crate the project depends on: use --project-name {name}-operator"
+        )))
+    } else if dns_label(name) {
         Ok(())
     } else {
         let suggestion = name.to_snake_case().replace('_', "-");
@@ -64,8 +72,14 @@ pub fn check_version(version: &str) -> Result<(), NameError> {
     if dns_label(version) && version.starts_with(|c: char| c.is_ascii_lowercase()) {
         Ok(())
     } else {
+        let lower = version.to_lowercase();
+        let hint = if lower != version && dns_label(&lower) && lower.starts_with(|c: char| c.is_ascii_lowercase()) {
+            format!(": use --version {lower}")
+        } else {
+            ", e.g. --version v1alpha1".to_string()
+        };
         Err(NameError(format!(
-            "version \"{version}\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'), e.g. --version v1alpha1"
+            "version \"{version}\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'){hint}"
         )))
     }
 }
@@ -108,8 +122,57 @@ pub fn check_kind(kind: &str) -> Result<(), NameError> {
             "kind \"{kind}\" is reserved or ends in \"List\", which Kubernetes uses for list types: choose another kind"
         )));
     }
+    if SCAFFOLD_NAMES.contains(&kind) {
+        return Err(NameError(format!(
+            "kind \"{kind}\" is a name the generated Rust code already uses (from kube, serde or the manager): choose another kind, e.g. {kind}Set"
+        )));
+    }
+    let module = kind.to_snake_case();
+    if RUST_KEYWORDS.contains(&module.as_str()) {
+        return Err(NameError(format!(
+            "kind \"{kind}\" becomes the Rust module `{module}`, a keyword: choose another kind, e.g. {kind}Set"
+        )));
+    }
     Ok(())
 }
+
+/// Names the generated Rust code imports next to the kind's types; a kind of the same name
+/// would not compile.
+const SCAFFOLD_NAMES: [&str; 24] = [
+    "Action",
+    "Api",
+    "Arc",
+    "BoxFuture",
+    "CancellationToken",
+    "Client",
+    "Condition",
+    "Context",
+    "Controller",
+    "CustomResource",
+    "Deserialize",
+    "Duration",
+    "Error",
+    "Event",
+    "JsonSchema",
+    "Metrics",
+    "Patch",
+    "PatchParams",
+    "PostParams",
+    "ResourceExt",
+    "Serialize",
+    "StreamExt",
+    "Time",
+    "Timestamp",
+];
+
+/// Rust keywords (strict and reserved, 2024 edition): a kind whose snake_case form is one
+/// cannot name its module.
+const RUST_KEYWORDS: [&str; 51] = [
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "static",
+    "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do",
+    "final", "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+];
 
 /// Checks a plural (lower-case DNS-1035 label), e.g. `memcacheds`.
 pub fn check_plural(plural: &str) -> Result<(), NameError> {
@@ -214,7 +277,9 @@ mod tests {
                 let dns = !name.is_empty() && name.len() <= 63
                     && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
                     && !name.starts_with('-') && !name.ends_with('-');
-                prop_assert_eq!(check_project_name(&name).is_ok(), dns);
+                let digit = name.starts_with(|c: char| c.is_ascii_digit());
+                let ours = ["rop", "rop-macros", "rop-cli"].contains(&name.as_str());
+                prop_assert_eq!(check_project_name(&name).is_ok(), dns && !digit && !ours);
             }
 
             /// Plurals of valid lower-case names are valid plurals, differ from the singular
@@ -233,7 +298,9 @@ mod tests {
                 let camel = kind.starts_with(|c: char| c.is_ascii_uppercase())
                     && kind.chars().all(|c| c.is_ascii_alphanumeric());
                 let reserved = ["List", "Status", "Spec", "Object"].contains(&kind.as_str()) || kind.ends_with("List");
-                prop_assert_eq!(check_kind(&kind).is_ok(), camel && !reserved);
+                let clash = SCAFFOLD_NAMES.contains(&kind.as_str())
+                    || RUST_KEYWORDS.contains(&kind.to_snake_case().as_str());
+                prop_assert_eq!(check_kind(&kind).is_ok(), camel && !reserved && !clash);
             }
 
             /// Versions: accepted exactly when a DNS-1035 label.

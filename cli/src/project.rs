@@ -27,6 +27,10 @@ pub struct Project {
     pub repo: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub multigroup: bool,
+    /// Namespace-scoped manager: it watches `WATCH_NAMESPACE` only, with a `Role` and
+    /// `RoleBinding` instead of cluster-wide RBAC (`rop edit --namespaced`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub namespaced: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
 }
@@ -61,6 +65,12 @@ impl Resource {
     pub fn full_group(&self) -> String {
         if self.domain.is_empty() { self.group.clone() } else { format!("{}.{}", self.group, self.domain) }
     }
+}
+
+/// The project folder for a command run in `start`: the nearest of `start` and its parents
+/// that holds a PROJECT file (as git finds `.git`), or `start` itself when none does.
+pub fn find_root(start: &Path) -> std::path::PathBuf {
+    start.ancestors().find(|d| d.join(FILE).is_file()).unwrap_or(start).to_path_buf()
 }
 
 impl Project {

@@ -181,7 +181,7 @@ fn cases() -> Vec<Case> {
             args: &["create", "api", "--group", "cache", "--version", "V1", "--kind", "Foo"],
             setup: Project,
             code: 1,
-            message: "version \"V1\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'), e.g. --version v1alpha1",
+            message: "version \"V1\" is not a DNS-1035 label (a lower-case letter, then letters, digits, '-'): use --version v1",
         },
         Case {
             args: &["create", "api", "--group", "cache", "--version", "v1_beta", "--kind", "Foo"],
@@ -195,6 +195,36 @@ fn cases() -> Vec<Case> {
             code: 1,
             message: "plural \"Foos\" must be lower-case letters, digits and '-', starting with a letter, e.g. --plural memcacheds",
         },
+        Case {
+            args: api(&["Client"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"Client\" is a name the generated Rust code already uses (from kube, serde or the manager): choose another kind, e.g. ClientSet",
+        },
+        Case {
+            args: api(&["Condition"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"Condition\" is a name the generated Rust code already uses (from kube, serde or the manager): choose another kind, e.g. ConditionSet",
+        },
+        Case {
+            args: api(&["Match"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"Match\" becomes the Rust module `match`, a keyword: choose another kind, e.g. MatchSet",
+        },
+        Case {
+            args: &["init", "--project-name", "1op"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"1op\" starts with a digit, which Cargo refuses in package names: use --project-name op-1op",
+        },
+        Case {
+            args: &["init", "--project-name", "rop"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"rop\" is the name of a rop crate the project depends on: use --project-name rop-operator",
+        },
         // create api: contradictions with the project
         Case {
             args: api(&["Memcached"]),
@@ -206,7 +236,7 @@ fn cases() -> Vec<Case> {
             args: &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Foo"],
             setup: Project,
             code: 1,
-            message: "this project already has group \"cache\" and is not multigroup: use --group cache, or a separate project for group \"apps\"",
+            message: "this project already has group \"cache\" and is not multigroup: use --group cache, or run `rop edit --multigroup` first to add group \"apps\"",
         },
         Case {
             args: api(&["Other", "--plural", "memcacheds"]),

@@ -95,7 +95,7 @@ fn memcached_operator_builds_tests_and_validates() {
         let arg = if tool == "kubectl" { "--help" } else { arg };
         assert!(
             tool_available(tool, arg),
-            "{tool} is not installed: run .ci/run, or `pip install kubernetes-validate` (kubectl comes with the machine)"
+            "{tool} is not installed: `pip install kubernetes-validate` (and install kubectl) before running the tests"
         );
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -104,6 +104,15 @@ fn memcached_operator_builds_tests_and_validates() {
     std::fs::create_dir_all(&dir).unwrap();
 
     rop_ok(&dir, &["init", "--domain", "example.com", "--repo", "github.com/example/memcached-operator"]);
+    // A project with no kind yet already builds clean, and its manifests build.
+    rop_ok(&dir, &["generate"]);
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert_eq!(
+        role,
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules: []\n"
+    );
+    let built = build_test_lint(&dir);
+    kubernetes_validate(&dir, &["-".into()], Some(&built));
     rop_ok(&dir, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
     let generated = rop_ok(&dir, &["generate"]);
     assert!(generated.contains("create    config/crd/bases/cache.example.com_memcacheds.yaml"), "{generated}");
@@ -150,5 +159,17 @@ fn memcached_operator_builds_tests_and_validates() {
     let tenants = std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_tenants.yaml")).unwrap();
     assert!(tenants.contains("scope: Cluster"), "{tenants}");
     let built = build_test_lint(&dir);
+    kubernetes_validate(&dir, &["-".into()], Some(&built));
+
+    // A namespace-scoped, multigroup project: a kind of a second group in its own folder, a
+    // Role instead of the ClusterRole, and still a clean build.
+    rop_ok(&dir, &["edit", "--multigroup", "--namespaced"]);
+    rop_ok(&dir, &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Backup"]);
+    rop_ok(&dir, &["generate"]);
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert!(role.starts_with("---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n"), "{role}");
+    assert!(role.contains("  - apps.example.com\n") && role.contains("  - backups\n"), "{role}");
+    let built = build_test_lint(&dir);
+    assert!(built.contains("kind: RoleBinding") && built.contains("name: WATCH_NAMESPACE"), "{built}");
     kubernetes_validate(&dir, &["-".into()], Some(&built));
 }

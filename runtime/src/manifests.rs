@@ -95,11 +95,12 @@ pub enum AssembleError {
 
 /// The files of `config/` that come from the bundle:
 /// `config/crd/bases/<group>_<plural>.yaml` per kind (all versions merged) and
-/// `config/rbac/role.yaml` (the normalised roles, `ClusterRole` `manager-role` first).
+/// `config/rbac/role.yaml` (the normalised roles, `ClusterRole` `manager-role` first; a
+/// `Role` when `namespaced_manager`, see [`rbac::Role::to_object_for`]).
 ///
 /// # Errors
 /// A bundle of another format, or versions that cannot merge ([`MergeError`]).
-pub fn assemble(bundle: &Bundle) -> Result<Vec<OutputFile>, AssembleError> {
+pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputFile>, AssembleError> {
     if bundle.format != BUNDLE_FORMAT {
         return Err(AssembleError::Format { found: bundle.format });
     }
@@ -111,7 +112,12 @@ pub fn assemble(bundle: &Bundle) -> Result<Vec<OutputFile>, AssembleError> {
         files.insert(path, content);
     }
     let rules: Vec<Rule> = bundle.kinds.iter().flat_map(|k| k.rules.iter().cloned()).collect();
-    let roles: Vec<_> = rbac::roles(&rules, MANAGER_ROLE).iter().map(rbac::Role::to_object).collect();
+    let mut roles = rbac::roles(&rules, MANAGER_ROLE);
+    if roles.is_empty() {
+        // No kinds yet: the role still exists, so the role binding points at something.
+        roles.push(rbac::Role { name: MANAGER_ROLE.into(), namespace: String::new(), rules: vec![] });
+    }
+    let roles: Vec<_> = roles.iter().map(|r| r.to_object_for(namespaced_manager)).collect();
     let path = "config/rbac/role.yaml".to_string();
     let content = yaml::documents(&roles).map_err(|source| AssembleError::Render { path: path.clone(), source })?;
     files.insert(path, content);

@@ -59,6 +59,18 @@ pub struct Role {
 impl Role {
     /// The role as a Kubernetes object (`rbac.authorization.k8s.io/v1`), keys sorted.
     pub fn to_object(&self) -> Value {
+        self.to_object_for(false)
+    }
+
+    /// As [`Role::to_object`]; with `namespaced_manager`, the cluster-wide role becomes a
+    /// `Role` without a namespace, which kustomize places in the manager's namespace (a
+    /// namespace-scoped manager needs no cluster-wide permissions).
+    pub fn to_object_for(&self, namespaced_manager: bool) -> Value {
+        if namespaced_manager && self.namespace.is_empty() {
+            let mut object = self.to_object_for(false);
+            object["kind"] = json!("Role");
+            return object;
+        }
         let mut metadata = json!({ "name": self.name });
         let kind = if self.namespace.is_empty() {
             "ClusterRole"

@@ -78,9 +78,23 @@ fn crd_matches_golden() {
 #[test]
 fn manifests_match_golden() {
     let bundle = rop::manifests::bundle(&[rop::manifests::kind::<Memcached>("v1alpha1::Memcached")]);
-    let files = rop::manifests::assemble(&bundle).unwrap();
+    let files = rop::manifests::assemble(&bundle, false).unwrap();
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["config/crd/bases/cache.example.com_memcacheds.yaml", "config/rbac/role.yaml"]);
     check_golden("role.yaml", &files[1].content);
     check_golden("cache.example.com_memcacheds.yaml", &files[0].content);
+}
+
+#[test]
+fn a_namespaced_manager_gets_a_role() {
+    let bundle = rop::manifests::bundle(&[rop::manifests::kind::<Memcached>("v1alpha1::Memcached")]);
+    let files = rop::manifests::assemble(&bundle, true).unwrap();
+    let role = &files[1].content;
+    assert!(
+        role.starts_with(
+            "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: manager-role\nrules:\n"
+        ),
+        "{role}"
+    );
+    assert_eq!(role.replace("kind: Role\n", "kind: ClusterRole\n"), golden("role.yaml"));
 }

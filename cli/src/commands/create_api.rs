@@ -4,15 +4,15 @@
 use std::path::Path;
 
 use anyhow::bail;
-use heck::ToSnakeCase;
-use tera::Context;
 
 use crate::names;
 use crate::project::{self, Api, Project, Resource};
 use crate::rustfmt;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, IfExists, Plan};
+use crate::scaffold::resource::{self, KindNames};
 use crate::scaffold::templates::Templates;
+use crate::ui;
 
 /// Parses `--flag`, `--flag=true` and `--flag=false` as kubebuilder accepts them.
 fn bool_flag() -> clap::builder::ValueParser {
@@ -52,24 +52,11 @@ pub struct CreateApiArgs {
     pub dry_run: bool,
 }
 
-/// Everything about the kind the templates and markers need.
-struct KindNames {
-    group: String,
-    full_group: String,
-    version: String,
-    kind: String,
-    /// Lower-cased kind: object names (`memcached-sample`) and role names.
-    lower: String,
-    /// snake_case kind: Rust module and file names.
-    snake: String,
-    plural: String,
-}
-
 fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
     names::check_group(&args.group, &project.domain)?;
     names::check_version(&args.version)?;
     if let Some(warning) = names::version_warning(&args.version) {
-        eprintln!("warning: {warning}");
+        ui::warning(&warning);
     }
     names::check_kind(&args.kind)?;
     let lower = args.kind.to_lowercase();
@@ -82,7 +69,7 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
         && let Some(other) = project.resources.iter().find(|r| r.group != args.group)
     {
         bail!(
-            "this project already has group \"{}\" and is not multigroup: use --group {}, or a separate project for group \"{}\"",
+            "this project already has group \"{}\" and is not multigroup: use --group {}, or run `rop edit --multigroup` first to add group \"{}\"",
             other.group,
             other.group,
             args.group
@@ -156,15 +143,7 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
             other.version
         );
     }
-    Ok(KindNames {
-        full_group: format!("{}.{}", args.group, project.domain),
-        group: args.group.clone(),
-        version: args.version.clone(),
-        kind: args.kind.clone(),
-        snake: args.kind.to_snake_case(),
-        lower,
-        plural,
-    })
+    Ok(KindNames::new(project, &args.group, &args.version, &args.kind, &plural))
 }
 
 /// Runs `rop create api` in the project at `root`.
@@ -177,95 +156,34 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     project.check_tree(root)?;
     let k = check(&project, args)?;
     let api_crate = project.api_crate();
-
-    let templates = Templates::load();
-    let mut context = Context::new();
-    context.insert("project_name", &project.project_name);
-    context.insert("project_crate", &project.project_name.replace('-', "_"));
-    context.insert("api_crate", &api_crate);
-    context.insert("group", &k.full_group);
-    context.insert("group_short", &k.group);
-    context.insert("version", &k.version);
-    context.insert("kind", &k.kind);
-    context.insert("kind_lower", &k.lower);
-    context.insert("kind_snake", &k.snake);
-    context.insert("plural", &k.plural);
-    context.insert("namespaced", &args.namespaced);
     // The first version of a kind is its storage version; later versions leave it there.
     let other_versions =
         project.resources.iter().any(|r| r.group == k.group && r.kind == k.kind && r.version != k.version);
-    context.insert("storage", &!other_versions);
-    context.insert("header", &header_of(root));
-
+    let context = k.context(&project, args.namespaced, !other_versions, &resource::header_of(root));
+    if args.resource && other_versions && !args.dry_run {
+        ui::warning(&format!(
+            "{}/{}.rs starts from the template, not from the kind's other versions: copy the fields over, and keep the versions convertible (a conversion webhook is not scaffolded yet)",
+            k.api_dir(),
+            k.snake
+        ));
+    }
+    let templates = Templates::load(root)?;
     let mut plan = Plan::new(root);
-    let if_exists = if args.force { IfExists::Overwrite } else { IfExists::Refuse };
-    let insert = |plan: &mut Plan, path: &str, marker: &str, fragment: &str| -> anyhow::Result<()> {
-        let current = plan.current(path)?.ok_or_else(|| {
+    let exists = |path: &str| root.join(path).is_file();
+    let scaffold = resource::describe(&project, &k, args.resource, args.controller, &exists);
+    for f in &scaffold.files {
+        let if_exists = if f.user_owned && !args.force { IfExists::Refuse } else { IfExists::Overwrite };
+        plan.file(&f.path, templates.render(&f.template, &context)?, if_exists);
+    }
+    for i in &scaffold.inserts {
+        let current = plan.current(&i.path)?.ok_or_else(|| {
             anyhow::anyhow!(
-                "{path} is missing; rop adds code to it at `+rop:scaffold:{marker}`: restore it from version control or a fresh `rop init`"
+                "{} is missing; rop adds code to it at `+rop:scaffold:{}`: restore it from version control or a fresh `rop init`",
+                i.path,
+                i.marker
             )
         })?;
-        plan.file(path, markers::insert(path, &current, marker, fragment)?, IfExists::Overwrite);
-        Ok(())
-    };
-
-    if args.resource {
-        let version_mod = format!("api/src/{}/mod.rs", k.version);
-        if plan.current(&version_mod)?.is_none() {
-            plan.file(&version_mod, templates.render("api/api/src/version/mod.rs.tera", &context)?, IfExists::Refuse);
-        }
-        plan.file(
-            format!("api/src/{}/{}.rs", k.version, k.snake),
-            templates.render("api/api/src/version/kind.rs.tera", &context)?,
-            if_exists,
-        );
-        insert(
-            &mut plan,
-            &version_mod,
-            "kinds",
-            &format!("mod {0};\npub use {0}::{{{1}, {1}Spec, {1}Status}};", k.snake, k.kind),
-        )?;
-        insert(&mut plan, "api/src/lib.rs", "api-versions", &format!("pub mod {};", k.version))?;
-        insert(&mut plan, "api/src/bin/manifests.rs", "imports", &format!("use {api_crate}::{};", k.version))?;
-        insert(
-            &mut plan,
-            "api/src/bin/manifests.rs",
-            "manifest-kinds",
-            &format!("rop::manifests::kind::<{0}::{1}>(\"{0}::{1}\"),", k.version, k.kind),
-        )?;
-        let sample = format!("{}_{}_{}.yaml", k.group, k.version, k.lower);
-        plan.file(
-            format!("config/samples/{sample}"),
-            templates.render("api/config/samples/sample.yaml", &context)?,
-            if_exists,
-        );
-        insert(&mut plan, "config/samples/kustomization.yaml", "samples", &format!("- {sample}"))?;
-        insert(
-            &mut plan,
-            "config/crd/kustomization.yaml",
-            "crd-resources",
-            &format!("- bases/{}_{}.yaml", k.full_group, k.plural),
-        )?;
-        let mut role_files = Vec::new();
-        for role in ["admin", "editor", "viewer"] {
-            let file = format!("{}_{role}_role.yaml", k.lower);
-            plan.file(
-                format!("config/rbac/{file}"),
-                templates.render(&format!("api/config/rbac/{role}_role.yaml"), &context)?,
-                IfExists::Overwrite,
-            );
-            role_files.push(format!("- {file}"));
-        }
-        insert(&mut plan, "config/rbac/kustomization.yaml", "rbac-kind-roles", &role_files.join("\n"))?;
-    }
-    if args.controller {
-        plan.file(
-            format!("src/controller/{}.rs", k.snake),
-            templates.render("api/src/controller/kind.rs.tera", &context)?,
-            if_exists,
-        );
-        insert(&mut plan, "src/controller/mod.rs", "controller-modules", &format!("pub mod {};", k.snake))?;
-        insert(&mut plan, "src/main.rs", "controllers", &format!("controller::{}::run,", k.snake))?;
+        plan.file(&i.path, markers::insert(&i.path, &current, &i.marker, &i.fragment)?, IfExists::Overwrite);
     }
 
     let resource = Resource {
@@ -274,7 +192,7 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
         kind: k.kind.clone(),
         domain: project.domain.clone(),
         plural: k.plural.clone(),
-        path: format!("{api_crate}::{}::{}", k.version, k.kind),
+        path: format!("{api_crate}::{}::{}", k.api_module(), k.kind),
         api: Some(Api { crd_version: "v1".into(), namespaced: args.namespaced }),
         controller: args.controller
             || project.find(&k.group, &k.version, &k.kind).map(|r| r.controller).unwrap_or(false),
@@ -287,18 +205,11 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     plan.format_rust(|source| rustfmt::format(root, source));
 
     if args.dry_run {
-        print!("rop create api would write:\n{}", plan::dry_run_report(&plan.check(args.force)?));
+        ui::info(&format!("rop create api would write:\n{}", plan::dry_run_report(&plan.check(args.force)?)));
         return Ok(());
     }
     let changes = plan.write(args.force)?;
-    print!("{}", plan::summary(&changes));
-    println!("Next: edit api/src/{}/{}.rs, then run `make manifests`", k.version, k.snake);
+    ui::info(&plan::summary(&changes));
+    ui::info(&format!("Next: edit {}/{}.rs, then run `make manifests`", k.api_dir(), k.snake));
     Ok(())
-}
-
-/// The copyright header of the project's existing api crate, reused for new files.
-fn header_of(root: &Path) -> String {
-    let lib = std::fs::read_to_string(root.join("api/src/lib.rs")).unwrap_or_default();
-    let header: String = lib.lines().take_while(|l| l.starts_with("// ")).map(|l| format!("{l}\n")).collect();
-    if header.is_empty() { header } else { format!("{header}\n") }
 }

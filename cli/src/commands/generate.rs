@@ -9,6 +9,7 @@ use anyhow::{Context, bail};
 
 use crate::project::Project;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
+use crate::ui;
 
 /// Flags of `rop generate`.
 #[derive(Debug, clap::Args)]
@@ -25,7 +26,8 @@ pub struct GenerateArgs {
 /// its stdout (the bundle JSON).
 fn run_generator(root: &Path, project: &Project) -> anyhow::Result<String> {
     let package = format!("{}-api", project.project_name);
-    let spinner = indicatif::ProgressBar::new_spinner();
+    let spinner = if ui::quiet() { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
+    ui::detail(&format!("running `cargo run --quiet --package {package} --bin manifests` in {}", root.display()));
     spinner
         .set_message(format!("building and running the manifests generator (cargo run -p {package} --bin manifests)"));
     spinner.enable_steady_tick(Duration::from_millis(120));
@@ -54,7 +56,7 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
     let bundle: rop::manifests::Bundle = serde_json::from_str(stdout.trim()).with_context(|| {
         format!("the manifests generator printed something that is not a manifests bundle: {:.200}", stdout.trim())
     })?;
-    let files = rop::manifests::assemble(&bundle)?;
+    let files = rop::manifests::assemble(&bundle, project.namespaced)?;
     let mut plan = Plan::new(root);
     for file in files {
         plan.file(file.path, file.content, IfExists::Overwrite);
@@ -64,13 +66,13 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
         let stale: Vec<&str> =
             entries.iter().filter(|e| e.change != Change::Unchanged).map(|e| e.path.as_str()).collect();
         if stale.is_empty() {
-            println!("generated manifests are up to date");
+            ui::info("generated manifests are up to date");
             return Ok(());
         }
         bail!("generated manifests are out of date: {}; run `rop generate` and commit the result", stale.join(", "));
     }
     let changes = plan.write(true)?;
-    print!("{}", plan::summary(&changes));
-    println!("Next: `make install` to install the CRDs, or `make deploy IMG=<image>` to deploy the operator");
+    ui::info(&plan::summary(&changes));
+    ui::info("Next: `make install` to install the CRDs, or `make deploy IMG=<image>` to deploy the operator");
     Ok(())
 }

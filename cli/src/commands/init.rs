@@ -9,6 +9,7 @@ use crate::names;
 use crate::project::{self, Project};
 use crate::scaffold::plan::{self, IfExists, Plan};
 use crate::scaffold::templates::Templates;
+use crate::ui;
 
 /// Flags of `rop init`.
 #[derive(Debug, clap::Args)]
@@ -35,10 +36,22 @@ pub struct InitArgs {
     /// Version of the rop runtime crate from crates.io, instead of a path dependency.
     #[arg(long)]
     pub rop_version: Option<String>,
+    /// Put APIs under api/src/<group>/<version>/, so the project can hold several groups.
+    #[arg(long)]
+    pub multigroup: bool,
+    /// Namespace-scoped manager: watches only WATCH_NAMESPACE, with a Role and RoleBinding.
+    #[arg(long)]
+    pub namespaced: bool,
+    /// Replace files the folder already has (other than a project's own), losing their content.
+    #[arg(long)]
+    pub force: bool,
     /// Print the files that would be written, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
 }
+
+/// Files a repository often starts with; `init` keeps them rather than refusing.
+const KEPT: [&str; 3] = ["README.md", ".gitignore", "LICENSE"];
 
 /// Files whose presence shows that a directory already holds a project.
 const PROJECT_FILES: [&str; 4] = [project::FILE, "Cargo.toml", "Makefile", "src/main.rs"];
@@ -89,22 +102,49 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
         version: "3".into(),
         layout: vec![project::LAYOUT.into()],
         domain: args.domain.clone(),
-        project_name: project_name.clone(),
-        repo: repo.clone(),
-        multigroup: false,
+        project_name,
+        repo,
+        multigroup: args.multigroup,
+        namespaced: args.namespaced,
         resources: vec![],
     };
 
-    let templates = Templates::load();
+    let settings = Settings {
+        project,
+        header: super::header(&args.license, &args.owner),
+        license: if args.license == "apache2" { "Apache-2.0".into() } else { String::new() },
+        rop_dependency: rop_dependency(args)?,
+    };
+    scaffold(root, &settings, args.force, args.dry_run)
+}
+
+/// What a new project is made from: its PROJECT, the header of its Rust files, the SPDX
+/// license of its crates (empty for none) and its dependency on the rop runtime (TOML).
+pub struct Settings {
+    pub project: Project,
+    pub header: String,
+    pub license: String,
+    pub rop_dependency: String,
+}
+
+/// Writes a new project into `root` from `settings` (or, with `dry_run`, prints the plan).
+///
+/// # Errors
+/// A template that does not render, or a failed write (nothing is left half-written).
+pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) -> anyhow::Result<()> {
+    let project = &settings.project;
+    let project_name = &project.project_name;
+    let templates = Templates::load(root)?;
     let mut context = Context::new();
     context.insert("project_name", &project_name);
     context.insert("project_crate", &project_name.replace('-', "_"));
     context.insert("api_crate", &project.api_crate());
-    context.insert("domain", &args.domain);
-    context.insert("repo", &repo);
-    context.insert("license", if args.license == "apache2" { "Apache-2.0" } else { "" });
-    context.insert("header", &super::header(&args.license, &args.owner));
-    context.insert("rop_dependency", &rop_dependency(args)?);
+    context.insert("domain", &project.domain);
+    context.insert("repo", &project.repo);
+    context.insert("license", &settings.license);
+    context.insert("header", &settings.header);
+    context.insert("rop_dependency", &settings.rop_dependency);
+    context.insert("namespaced_manager", &project.namespaced);
 
     let mut plan = Plan::new(root);
     for name in templates.names_under("init") {
@@ -113,20 +153,22 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
             Some((dir, file)) => format!("{dir}/{}", output_name(file)),
             None => output_name(relative),
         };
-        plan.file(path, templates.render(&name, &context)?, IfExists::Refuse);
+        // A repository created with a README or .gitignore keeps them.
+        let if_exists = if KEPT.contains(&path.as_str()) { IfExists::Keep } else { IfExists::Refuse };
+        plan.file(path, templates.render(&name, &context)?, if_exists);
     }
     plan.file(project::FILE, project.to_text(), IfExists::Refuse);
     plan.format_rust(|source| crate::rustfmt::format(root, source));
 
-    if args.dry_run {
-        print!("rop init would write:\n{}", plan::dry_run_report(&plan.check(false)?));
+    if dry_run {
+        ui::info(&format!("rop init would write:\n{}", plan::dry_run_report(&plan.check(force)?)));
         return Ok(());
     }
-    let changes = plan.write(false)?;
-    print!("{}", plan::summary(&changes));
-    println!(
+    let changes = plan.write(force)?;
+    ui::info(&plan::summary(&changes));
+    ui::info(&format!(
         "Project {project_name} is ready.\nNext: add a kind with `rop create api --group <group> --version <version> --kind <Kind>`"
-    );
+    ));
     Ok(())
 }
 

@@ -1,6 +1,9 @@
 //! One module per `rop` command.
 
+pub mod alpha_generate;
 pub mod create_api;
+pub mod delete_api;
+pub mod edit;
 pub mod generate;
 pub mod init;
 pub mod verify;

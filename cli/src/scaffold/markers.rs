@@ -42,6 +42,27 @@ pub fn insert(file: &str, text: &str, marker: &str, fragment: &str) -> Result<St
     Ok(joined)
 }
 
+/// Removes the first run of lines equal to `fragment` (ignoring surrounding white space) from
+/// `text`: the reverse of [`insert`]. Text without the fragment comes back unchanged.
+pub fn remove(text: &str, fragment: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let block: Vec<&str> = fragment.lines().collect();
+    if block.is_empty() || block.len() > lines.len() {
+        return text.to_string();
+    }
+    let Some(at) = lines.windows(block.len()).position(|w| w.iter().zip(&block).all(|(a, b)| a.trim() == b.trim()))
+    else {
+        return text.to_string();
+    };
+    let mut out: Vec<&str> = lines[..at].to_vec();
+    out.extend(&lines[at + block.len()..]);
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
+}
+
 fn contains_block(lines: &[&str], block: &[&str]) -> bool {
     if block.is_empty() {
         return true;
@@ -68,6 +89,13 @@ mod tests {
     fn second_insert_is_a_no_op() {
         let once = insert("src/main.rs", RUST, "kinds", "a(),").unwrap();
         assert_eq!(insert("src/main.rs", &once, "kinds", "a(),").unwrap(), once);
+    }
+
+    #[test]
+    fn remove_reverses_insert() {
+        let inserted = insert("src/main.rs", RUST, "kinds", "a(),\nb(),").unwrap();
+        assert_eq!(remove(&inserted, "a(),\nb(),"), RUST);
+        assert_eq!(remove(RUST, "a(),"), RUST);
     }
 
     #[test]

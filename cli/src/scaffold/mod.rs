@@ -3,4 +3,5 @@
 pub mod fs;
 pub mod markers;
 pub mod plan;
+pub mod resource;
 pub mod templates;

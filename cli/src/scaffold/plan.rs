@@ -15,7 +15,11 @@ use super::fs::{Disk, Filesystem};
 pub enum Change {
     Create,
     Update,
+    /// The file is removed (`delete api`).
+    Delete,
     Unchanged,
+    /// The file exists and is left as it is ([`IfExists::Keep`]).
+    Kept,
     /// The file exists, differs, and is the user's: only `--force` replaces it.
     Refused,
 }
@@ -27,7 +31,8 @@ pub struct Entry {
     pub change: Change,
     /// The content on disk now, if the file exists.
     pub old: Option<String>,
-    pub new: String,
+    /// The content after the plan; `None` for a deletion.
+    pub new: Option<String>,
 }
 
 /// How a planned file treats an existing file at its path.
@@ -37,12 +42,17 @@ pub enum IfExists {
     Refuse,
     /// Replace (files rop owns, or files already read and extended at markers).
     Overwrite,
+    /// Leave an existing file alone (a README or .gitignore the repository already has).
+    Keep,
 }
 
 #[derive(Clone, Debug)]
 struct Planned {
-    content: String,
+    /// `None` removes the file.
+    content: Option<String>,
     if_exists: IfExists,
+    /// For a removal: the content rop wrote; any other content is the user's.
+    expected: Option<String>,
 }
 
 /// The files a command will write, by path relative to the project root.
@@ -59,16 +69,24 @@ impl Plan {
 
     /// Plans `path` with `content`; a later call for the same path replaces the earlier one.
     pub fn file(&mut self, path: impl Into<String>, content: String, if_exists: IfExists) {
-        self.files.insert(path.into(), Planned { content, if_exists });
+        self.files.insert(path.into(), Planned { content: Some(content), if_exists, expected: None });
+    }
+
+    /// Plans the removal of `path`. When `expected` is given and the file holds anything else
+    /// (the user edited it), the removal is refused unless `force`.
+    pub fn remove(&mut self, path: impl Into<String>, expected: Option<String>) {
+        let if_exists = if expected.is_some() { IfExists::Refuse } else { IfExists::Overwrite };
+        self.files.insert(path.into(), Planned { content: None, if_exists, expected });
     }
 
     /// Passes every planned `.rs` file through `format` (rustfmt); a `None` keeps the text.
     pub fn format_rust(&mut self, format: impl Fn(&str) -> Option<String>) {
         for (path, planned) in self.files.iter_mut() {
             if path.ends_with(".rs")
-                && let Some(formatted) = format(&planned.content)
+                && let Some(content) = &planned.content
+                && let Some(formatted) = format(content)
             {
-                planned.content = formatted;
+                planned.content = Some(formatted);
             }
         }
     }
@@ -79,7 +97,7 @@ impl Plan {
     /// The file exists but cannot be read.
     pub fn current(&self, path: &str) -> anyhow::Result<Option<String>> {
         if let Some(p) = self.files.get(path) {
-            return Ok(Some(p.content.clone()));
+            return Ok(p.content.clone());
         }
         let full = self.root.join(path);
         if !full.exists() {
@@ -101,11 +119,15 @@ impl Plan {
             } else {
                 None
             };
-            let change = match &old {
-                None => Change::Create,
-                Some(old) if *old == planned.content => Change::Unchanged,
-                Some(_) if planned.if_exists == IfExists::Refuse && !force => Change::Refused,
-                Some(_) => Change::Update,
+            let change = match (&old, &planned.content) {
+                (None, None) => Change::Unchanged,
+                (None, Some(_)) => Change::Create,
+                (Some(old), None) if !force && planned.expected.as_ref().is_some_and(|e| e != old) => Change::Refused,
+                (Some(_), None) => Change::Delete,
+                (Some(old), Some(new)) if old == new => Change::Unchanged,
+                (Some(_), Some(_)) if planned.if_exists == IfExists::Keep => Change::Kept,
+                (Some(_), Some(_)) if planned.if_exists == IfExists::Refuse && !force => Change::Refused,
+                (Some(_), Some(_)) => Change::Update,
             };
             entries.push(Entry { path: path.clone(), change, old, new: planned.content.clone() });
         }
@@ -131,17 +153,23 @@ impl Plan {
         let entries = self.check(force)?;
         let refused: Vec<&str> =
             entries.iter().filter(|e| e.change == Change::Refused).map(|e| e.path.as_str()).collect();
+        let deleting = entries.iter().any(|e| e.change == Change::Refused && e.new.is_none());
         if !refused.is_empty() {
             bail!(
-                "refusing to overwrite {} (already exists and differs): pass --force to replace it, losing its edits",
-                refused.join(", ")
+                "refusing to {} {} ({}): pass --force to {}, losing its edits",
+                if deleting { "delete" } else { "overwrite" },
+                refused.join(", "),
+                if deleting { "edited since rop wrote it" } else { "already exists and differs" },
+                if deleting { "delete it anyway" } else { "replace it" }
             );
         }
         let mut created_dirs: Vec<PathBuf> = Vec::new();
         let mut temps: Vec<(PathBuf, PathBuf, Option<&str>)> = Vec::new();
+        let mut backups: Vec<(PathBuf, PathBuf)> = Vec::new();
         let mut renamed = 0;
         let result = (|| -> anyhow::Result<()> {
             for entry in entries.iter().filter(|e| matches!(e.change, Change::Create | Change::Update)) {
+                let new = entry.new.as_deref().expect("created and updated files have content");
                 let target = self.root.join(&entry.path);
                 let dir = target.parent().expect("planned paths have a parent").to_path_buf();
                 let mut missing = Vec::new();
@@ -156,16 +184,27 @@ impl Plan {
                 }
                 let name = target.file_name().expect("planned paths name a file").to_string_lossy();
                 let temp = dir.join(format!(".{name}.rop-tmp"));
-                disk.write(&temp, entry.new.as_bytes()).with_context(|| format!("cannot write {}", entry.path))?;
+                disk.write(&temp, new.as_bytes()).with_context(|| format!("cannot write {}", entry.path))?;
                 temps.push((temp, target, entry.old.as_deref()));
             }
             for (temp, target, _) in &temps {
                 disk.rename(temp, target).with_context(|| format!("cannot move {} into place", target.display()))?;
                 renamed += 1;
             }
+            // Deleted files are first moved aside, so a later failure can bring them back.
+            for entry in entries.iter().filter(|e| e.change == Change::Delete) {
+                let target = self.root.join(&entry.path);
+                let name = target.file_name().expect("planned paths name a file").to_string_lossy();
+                let backup = target.with_file_name(format!(".{name}.rop-del"));
+                disk.rename(&target, &backup).with_context(|| format!("cannot delete {}", entry.path))?;
+                backups.push((backup, target));
+            }
             Ok(())
         })();
         if let Err(e) = result {
+            for (backup, target) in backups.iter().rev() {
+                disk.rename(backup, target).ok();
+            }
             for (i, (temp, target, old)) in temps.iter().enumerate() {
                 if i < renamed {
                     match old {
@@ -181,6 +220,17 @@ impl Plan {
             }
             return Err(e);
         }
+        for (backup, target) in &backups {
+            disk.remove_file(backup).ok();
+            // Folders the deletion emptied go too (api/src/<version>/ after its last kind).
+            let mut dir = target.parent();
+            while let Some(d) = dir.filter(|d| d.starts_with(&self.root) && *d != self.root) {
+                if disk.remove_dir(d).is_err() {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
         Ok(entries)
     }
 }
@@ -194,7 +244,9 @@ fn word(change: Change) -> &'static str {
     match change {
         Change::Create => "create",
         Change::Update => "update",
+        Change::Delete => "delete",
         Change::Unchanged => "unchanged",
+        Change::Kept => "keep",
         Change::Refused => "refused",
     }
 }
@@ -205,7 +257,7 @@ pub fn dry_run_report(entries: &[Entry]) -> String {
     let mut out = summary(entries);
     for e in entries.iter().filter(|e| matches!(e.change, Change::Update | Change::Refused)) {
         let old = e.old.as_deref().unwrap_or("");
-        let diff = similar::TextDiff::from_lines(old, &e.new);
+        let diff = similar::TextDiff::from_lines(old, e.new.as_deref().unwrap_or(""));
         out.push_str(&format!(
             "{}",
             diff.unified_diff().context_radius(2).header(&format!("a/{}", e.path), &format!("b/{}", e.path))

@@ -4,12 +4,6 @@
 //! The memcached-operator manager: runs the controllers, the health probes and
 //! the metrics endpoint, optionally behind leader election.
 
-mod controller;
-mod leader;
-mod metrics;
-mod probes;
-mod telemetry;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,15 +16,16 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
-use crate::controller::Context;
-use crate::leader::Leader;
-use crate::metrics::Metrics;
-use crate::probes::{BindAddress, Readiness};
+use memcached_operator::controller::{self, Context};
+use memcached_operator::leader::Leader;
+use memcached_operator::metrics::Metrics;
+use memcached_operator::probes::{self, BindAddress, Readiness};
+use memcached_operator::telemetry;
 // +rop:scaffold:imports
 
-/// How long running reconciliations get to finish once shutdown starts; keep it
-/// below the Pod's `terminationGracePeriodSeconds` (default 30s).
-const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long running reconciliations get to finish once shutdown starts; keep it below
+/// `terminationGracePeriodSeconds` in config/manager/manager.yaml (10s).
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// Command-line flags.
 #[derive(Debug, Parser)]

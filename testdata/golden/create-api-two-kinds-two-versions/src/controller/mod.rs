@@ -17,7 +17,7 @@ pub mod redis_cluster;
 // +rop:scaffold:controller-modules
 
 #[cfg(test)]
-mod testing;
+pub mod testing;
 
 /// Starts one controller: runs it until the token is cancelled. `src/main.rs` lists one per
 /// kind (`rop create api` adds them).

@@ -82,7 +82,7 @@ pub fn run(
     Box::pin(async move {
         info!(controller = CONTROLLER_NAME, "starting controller");
         ctx.metrics.init_controller(CONTROLLER_NAME);
-        Controller::new(Api::<RedisCluster>::all(client), watcher::Config::default())
+        Controller::new(watched(client), watcher::Config::default())
             // TODO(user): reconcile when owned objects change as well, e.g.
             // .owns(Api::<Deployment>::all(ctx.client.clone()), watcher::Config::default())
             .graceful_shutdown_on(shutdown.cancelled_owned())
@@ -96,6 +96,15 @@ pub fn run(
             .await;
         info!(controller = CONTROLLER_NAME, "controller stopped");
     })
+}
+
+/// The `RedisCluster`s this controller watches: those in `WATCH_NAMESPACE` when it is set (a
+/// namespace-scoped manager, see `rop edit --namespaced`), else every namespace.
+fn watched(client: Client) -> Api<RedisCluster> {
+    match std::env::var("WATCH_NAMESPACE") {
+        Ok(namespace) if !namespace.is_empty() => Api::namespaced(client, &namespace),
+        _ => Api::all(client),
+    }
 }
 
 /// Brings the cluster in line with one `RedisCluster`.

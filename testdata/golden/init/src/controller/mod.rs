@@ -15,7 +15,7 @@ use crate::metrics::Metrics;
 // +rop:scaffold:controller-modules
 
 #[cfg(test)]
-mod testing;
+pub mod testing;
 
 /// Starts one controller: runs it until the token is cancelled. `src/main.rs` lists one per
 /// kind (`rop create api` adds them).

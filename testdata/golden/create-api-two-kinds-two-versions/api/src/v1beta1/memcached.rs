@@ -8,9 +8,8 @@ use rop::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+// Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
 /// MemcachedSpec defines the desired state of Memcached.
-///
-/// Doc comments become descriptions in the CRD. After editing, run `make manifests`.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
     group = "cache.example.com",

@@ -8,10 +8,9 @@ use rop::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+// Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
+// `storage` marks this version as the one the API server stores; a kind has exactly one.
 /// MemcachedSpec defines the desired state of Memcached.
-///
-/// Doc comments become descriptions in the CRD. After editing, run `make manifests`.
-/// `storage` marks this version as the one the API server stores; a kind has exactly one.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
     group = "cache.example.com",

@@ -1,0 +1,92 @@
+//! `rop alpha generate`: re-scaffolds a whole project from its PROJECT file into a new folder
+//! with the current rop, as kubebuilder's `alpha generate` does, so a user can diff the two
+//! trees and carry their code over to the new scaffold.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use super::create_api::{self, CreateApiArgs};
+use super::init::{self, Settings};
+use crate::project::Project;
+use crate::scaffold::resource;
+use crate::ui;
+
+/// Flags of `rop alpha generate`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example:\n  rop alpha generate --output-dir ../memcached-operator-next\n  diff -r . ../memcached-operator-next"
+)]
+pub struct AlphaGenerateArgs {
+    /// The project to read (its PROJECT file, Rust file header and rop dependency).
+    #[arg(long, default_value = ".")]
+    pub input_dir: PathBuf,
+    /// A new or empty folder to write the fresh scaffold into.
+    #[arg(long)]
+    pub output_dir: PathBuf,
+}
+
+/// The `rop = ...` dependency of the input project's workspace Cargo.toml.
+fn rop_dependency(input: &Path) -> anyhow::Result<String> {
+    let cargo =
+        std::fs::read_to_string(input.join("Cargo.toml")).context("cannot read the input project's Cargo.toml")?;
+    cargo
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("rop = ").map(str::to_string))
+        .ok_or_else(|| anyhow::anyhow!("Cargo.toml of the input project has no `rop = ...` workspace dependency: add it back, e.g. rop = {{ version = \"0.1\" }}"))
+}
+
+/// The SPDX license of the input project's crates, or empty.
+fn license(input: &Path) -> String {
+    let cargo = std::fs::read_to_string(input.join("Cargo.toml")).unwrap_or_default();
+    cargo
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("license = \"").and_then(|rest| rest.strip_suffix('"')).map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Runs `rop alpha generate`.
+///
+/// # Errors
+/// No valid PROJECT in the input, an output folder that is not empty, or any error of the
+/// replayed `init` / `create api` commands.
+pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
+    let input = cwd.join(&args.input_dir);
+    let output = cwd.join(&args.output_dir);
+    let project = Project::load(&input)?;
+    if output.exists() && std::fs::read_dir(&output).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        bail!("{} is not empty: give --output-dir a new or empty folder", args.output_dir.display());
+    }
+    let settings = Settings {
+        project: Project { resources: vec![], ..project.clone() },
+        header: resource::header_of(&input),
+        license: license(&input),
+        rop_dependency: rop_dependency(&input)?,
+    };
+    std::fs::create_dir_all(&output).with_context(|| format!("cannot create {}", args.output_dir.display()))?;
+    init::scaffold(&output, &settings, false, false)?;
+    for r in &project.resources {
+        ui::detail(&format!("replaying create api --group {} --version {} --kind {}", r.group, r.version, r.kind));
+        let replay = CreateApiArgs {
+            group: r.group.clone(),
+            version: r.version.clone(),
+            kind: r.kind.clone(),
+            plural: Some(r.plural.clone()),
+            namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
+            resource: r.api.is_some(),
+            controller: r.controller,
+            force: false,
+            dry_run: false,
+        };
+        create_api::run(&output, &replay)?;
+    }
+    ui::info(&format!(
+        "Re-scaffolded {} with {} resource(s) into {}.\nNext: compare with `diff -r {} {}` and move your code over",
+        project.project_name,
+        project.resources.len(),
+        args.output_dir.display(),
+        args.input_dir.display(),
+        args.output_dir.display()
+    ));
+    Ok(())
+}

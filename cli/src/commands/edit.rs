@@ -1,0 +1,104 @@
+//! `rop edit`: changes project-wide settings after `init`, as kubebuilder's `edit` does.
+//! A flag left out keeps the PROJECT's value.
+
+use std::path::Path;
+
+use anyhow::bail;
+use tera::Context;
+
+use crate::project::{self, Project};
+use crate::scaffold::plan::{self, Change, IfExists, Plan};
+use crate::scaffold::templates::Templates;
+use crate::ui;
+
+fn bool_flag() -> clap::builder::ValueParser {
+    clap::builder::BoolishValueParser::new().into()
+}
+
+/// Flags of `rop edit`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example:\n  rop edit --namespaced        # watch only the manager's namespace, with a Role\n  rop edit --multigroup        # new APIs go to api/src/<group>/<version>/"
+)]
+pub struct EditArgs {
+    /// Allow several API groups: APIs created from now on go to api/src/<group>/<version>/
+    /// (existing ones stay where they are).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = bool_flag())]
+    pub multigroup: Option<bool>,
+    /// Namespace-scoped manager: it watches only WATCH_NAMESPACE (the namespace it runs in),
+    /// with a Role and RoleBinding instead of a ClusterRole and ClusterRoleBinding.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_parser = bool_flag())]
+    pub namespaced: Option<bool>,
+    /// Rewrite config/manager/manager.yaml and config/rbac/role_binding.yaml even if edited.
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would change, and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The manifests that depend on `namespaced`, rendered for `project`.
+const NAMESPACED_FILES: [&str; 2] = ["config/manager/manager.yaml", "config/rbac/role_binding.yaml"];
+
+fn render_init_file(templates: &Templates, project: &Project, file: &str) -> anyhow::Result<String> {
+    let mut context = Context::new();
+    context.insert("project_name", &project.project_name);
+    context.insert("namespaced_manager", &project.namespaced);
+    templates.render(&format!("init/{file}"), &context)
+}
+
+/// Runs `rop edit` in the project at `root`.
+///
+/// # Errors
+/// Outside a project, no flag given, a multigroup project with several groups turned back,
+/// edited manifests without `--force`, or a failed write; nothing is changed on error.
+pub fn run(root: &Path, args: &EditArgs) -> anyhow::Result<()> {
+    let old = Project::load(root)?;
+    if args.multigroup.is_none() && args.namespaced.is_none() {
+        bail!("nothing to edit: pass --multigroup[=false] and/or --namespaced[=false]");
+    }
+    let mut new = old.clone();
+    if let Some(multigroup) = args.multigroup {
+        let groups: std::collections::BTreeSet<&str> = old.resources.iter().map(|r| r.group.as_str()).collect();
+        if !multigroup && groups.len() > 1 {
+            bail!(
+                "the project has {} groups ({}): it stays multigroup; delete the APIs of all but one group first",
+                groups.len(),
+                groups.into_iter().collect::<Vec<_>>().join(", ")
+            );
+        }
+        new.multigroup = multigroup;
+    }
+    if let Some(namespaced) = args.namespaced {
+        new.namespaced = namespaced;
+    }
+    let templates = Templates::load(root)?;
+    let mut plan = Plan::new(root);
+    if new.namespaced != old.namespaced {
+        for file in NAMESPACED_FILES {
+            let as_scaffolded = render_init_file(&templates, &old, file)?;
+            let on_disk = plan.current(file)?.unwrap_or_default();
+            let if_exists = if on_disk == as_scaffolded { IfExists::Overwrite } else { IfExists::Refuse };
+            plan.file(file, render_init_file(&templates, &new, file)?, if_exists);
+        }
+    }
+    plan.file(project::FILE, new.to_text(), IfExists::Overwrite);
+
+    if args.dry_run {
+        ui::info(&format!("rop edit would write:\n{}", plan::dry_run_report(&plan.check(args.force)?)));
+        return Ok(());
+    }
+    let entries = plan.write(args.force)?;
+    let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
+    ui::info(&plan::summary(&changed));
+    if new.namespaced != old.namespaced {
+        ui::info(if new.namespaced {
+            "The manager now watches only its own namespace (WATCH_NAMESPACE). Cluster-scoped kinds cannot be watched with a Role.\nNext: run `rop generate` to write config/rbac/role.yaml as a Role"
+        } else {
+            "The manager now watches every namespace.\nNext: run `rop generate` to write config/rbac/role.yaml as a ClusterRole"
+        });
+    } else {
+        ui::info("Next: `rop create api` puts new APIs in the new layout");
+    }
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! `rop delete api` undoes `rop create api`: the tree comes back byte-for-byte, edited files
+//! are kept unless `--force`, and shared lines stay while another resource needs them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{rop, rop_ok, tree};
+
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    rop_ok(&dir, &["init", "--domain", "example.com", "--repo", "github.com/example/op", "--rop-version", "0.1.0"]);
+    rop_ok(&dir, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    (tmp, dir)
+}
+
+fn gvk(version: &'static str, kind: &'static str) -> [&'static str; 6] {
+    ["--group", "cache", "--version", version, "--kind", kind]
+}
+
+fn create(dir: &Path, version: &'static str, kind: &'static str, extra: &[&str]) {
+    rop_ok(dir, &[&["create", "api"][..], &gvk(version, kind), extra].concat());
+}
+
+fn delete(dir: &Path, version: &'static str, kind: &'static str, extra: &[&str]) -> std::process::Output {
+    rop(dir, &[&["delete", "api"][..], &gvk(version, kind), extra].concat())
+}
+
+#[test]
+fn deleting_what_was_created_restores_the_tree() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    for (version, kind, extra) in [
+        ("v1alpha1", "RedisCluster", &[][..]),
+        ("v1beta1", "Memcached", &["--controller=false"][..]),
+        ("v1", "Tenant", &["--namespaced=false"][..]),
+    ] {
+        create(&dir, version, kind, extra);
+        let out = delete(&dir, version, kind, &[]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        pretty_assertions::assert_eq!(tree(&dir), before, "create + delete of {version} {kind}");
+    }
+}
+
+#[test]
+fn the_last_kind_goes_back_to_the_init_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    rop_ok(&dir, &["init", "--domain", "example.com", "--repo", "github.com/example/op", "--rop-version", "0.1.0"]);
+    let init = tree(&dir);
+    create(&dir, "v1alpha1", "Memcached", &[]);
+    let out = delete(&dir, "v1alpha1", "Memcached", &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "  update    PROJECT\n  update    api/src/bin/manifests.rs\n  update    api/src/lib.rs\n  delete    api/src/v1alpha1/memcached.rs\n  delete    api/src/v1alpha1/mod.rs\n  update    config/crd/kustomization.yaml\n  update    config/default/kustomization.yaml\n  update    config/rbac/kustomization.yaml\n  delete    config/rbac/memcached_admin_role.yaml\n  delete    config/rbac/memcached_editor_role.yaml\n  delete    config/rbac/memcached_viewer_role.yaml\n  delete    config/samples/cache_v1alpha1_memcached.yaml\n  update    config/samples/kustomization.yaml\n  delete    src/controller/memcached.rs\n  update    src/controller/mod.rs\n  update    src/main.rs\nNext: run `rop generate` to update config/crd and config/rbac/role.yaml\n"
+    );
+    pretty_assertions::assert_eq!(tree(&dir), init);
+    assert!(!dir.join("api/src/v1alpha1").exists(), "the emptied version folder is removed");
+}
+
+#[test]
+fn edited_files_are_kept_unless_force() {
+    let (_tmp, dir) = project();
+    let types = dir.join("api/src/v1alpha1/memcached.rs");
+    let edited = std::fs::read_to_string(&types)
+        .unwrap()
+        .replace("pub size: Option<i32>,", "pub size: Option<i32>,\n    pub image: String,");
+    std::fs::write(&types, &edited).unwrap();
+    let before = tree(&dir);
+    let out = delete(&dir, "v1alpha1", "Memcached", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: refusing to delete api/src/v1alpha1/memcached.rs (edited since rop wrote it): pass --force to delete it anyway, losing its edits"
+    );
+    assert_eq!(tree(&dir), before);
+    let out = delete(&dir, "v1alpha1", "Memcached", &["--force"]);
+    assert!(out.status.success());
+    assert!(!types.exists());
+}
+
+#[test]
+fn unknown_api_lists_the_known_ones() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    let out = delete(&dir, "v1", "Memcached", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: PROJECT has no API cache/v1 Memcached; it has: cache/v1alpha1 Memcached"
+    );
+    assert_eq!(tree(&dir), before);
+}
