@@ -124,6 +124,29 @@ fn memcached_operator_builds_tests_and_validates() {
     let golden = std::fs::read_to_string(golden_path).unwrap();
     pretty_assertions::assert_eq!(crd, golden);
 
+    // A type the API server would reject stops `rop generate` before it writes, naming the
+    // Rust type; a float is only a warning.
+    let types = dir.join("api/src/v1alpha1/memcached.rs");
+    let original = std::fs::read_to_string(&types).unwrap();
+    let broken = original.replace(
+        "    pub size: Option<i32>,\n",
+        "    pub size: Option<i32>,\n    /// Lookahead is not RE2.\n    #[schemars(regex(pattern = \"(?=a)b\"))]\n    pub name: String,\n    /// A ratio.\n    pub ratio: f64,\n",
+    );
+    std::fs::write(&types, &broken).unwrap();
+    let out = common::rop(&dir, &["generate"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): error[schema.pattern] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].pattern"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): warning[lint.float]"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("error: 1 generated CRD problem the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap(), crd);
+    std::fs::write(&types, &original).unwrap();
+
     // Deterministic: a second run changes no byte, and --check agrees.
     let again = rop_ok(&dir, &["generate"]);
     assert!(again.contains("unchanged config/crd/bases/cache.example.com_memcacheds.yaml"), "{again}");

@@ -45,6 +45,48 @@ fn run_generator(root: &Path, project: &Project) -> anyhow::Result<String> {
     String::from_utf8(output.stdout).context("the manifests generator printed something that is not UTF-8")
 }
 
+/// Runs `rop verify`'s checks on every generated CRD and reports each finding against the Rust
+/// type of the version it is in. Warnings are printed; errors stop `rop generate` before it
+/// writes anything, since the API server would reject the CRD.
+fn check_crds(bundle: &rop::manifests::Bundle, files: &[rop::manifests::OutputFile]) -> anyhow::Result<()> {
+    let rust_type = |crd: &str, version: &str| {
+        bundle
+            .kinds
+            .iter()
+            .find(|k| k.crd.metadata.name.as_deref() == Some(crd) && k.crd.spec.versions[0].name == version)
+            .map(|k| k.rust_type.clone())
+    };
+    let mut errors = 0;
+    for file in files.iter().filter(|f| f.path.starts_with("config/crd/bases/")) {
+        let crd: serde_json::Value = serde_yaml::from_str(&file.content)?;
+        let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+        for finding in rop::verify::verify_crd(&crd) {
+            // `spec.versions[N]...` names the version, and so the Rust type it comes from.
+            let version = finding
+                .path
+                .strip_prefix("spec.versions[")
+                .and_then(|rest| rest.split(']').next())
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|n| crd["spec"]["versions"][n]["name"].as_str());
+            let source = version.and_then(|v| rust_type(name, v)).map(|t| format!(" ({t})")).unwrap_or_default();
+            let line = format!("{}{source}: {finding}", file.path);
+            if finding.is_error() {
+                errors += 1;
+                eprintln!("{line}");
+            } else {
+                ui::warning(&line);
+            }
+        }
+    }
+    if errors > 0 {
+        bail!(
+            "{errors} generated CRD problem{} the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written",
+            if errors == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
+}
+
 /// Runs `rop generate` in the project at `root`.
 ///
 /// # Errors
@@ -57,6 +99,7 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
         format!("the manifests generator printed something that is not a manifests bundle: {:.200}", stdout.trim())
     })?;
     let files = rop::manifests::assemble(&bundle, project.namespaced)?;
+    check_crds(&bundle, &files)?;
     let mut plan = Plan::new(root);
     for file in files {
         plan.file(file.path, file.content, IfExists::Overwrite);
