@@ -207,3 +207,24 @@ fn multigroup_puts_new_groups_in_their_own_folders() {
     rop_ok(&dir, &["edit", "--multigroup=false"]);
     pretty_assertions::assert_eq!(tree(&dir), before);
 }
+
+#[test]
+fn a_relative_rop_path_stays_relative_for_vendored_builds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("op");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for krate in ["runtime", "macros"] {
+        let to = dir.join("vendor").join(krate);
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(repo.join(krate).join("Cargo.toml"), to.join("Cargo.toml")).unwrap();
+    }
+    let out = rop(&dir, &["init", "--domain", "example.com", "--rop-path", "vendor/rutime"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: vendor/rutime has no Cargo.toml: --rop-path must point at the rop runtime crate (<checkout>/runtime)\n"
+    );
+    rop_ok(&dir, &["init", "--domain", "example.com", "--rop-path", "vendor/runtime"]);
+    let cargo = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(cargo.contains("\nrop = { path = \"vendor/runtime\" }\n"), "{cargo}");
+    assert!(cargo.contains("\nexclude = [\"vendor\"]\n"), "{cargo}");
+}

@@ -57,7 +57,20 @@ const KEPT: [&str; 3] = ["README.md", ".gitignore", "LICENSE"];
 const PROJECT_FILES: [&str; 4] = [project::FILE, "Cargo.toml", "Makefile", "src/main.rs"];
 
 /// The Cargo dependency on the rop runtime crate, as a TOML inline table.
-fn rop_dependency(args: &InitArgs) -> anyhow::Result<String> {
+/// A relative `--rop-path` is kept relative to the project root (so a copy of the runtime
+/// inside the project, say `vendor/runtime`, goes with it into a container build); the default
+/// and absolute paths are written absolute.
+fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
+    if let Some(relative) = args.rop_path.as_ref().filter(|p| p.is_relative()) {
+        if !root.join(relative).join("Cargo.toml").is_file() {
+            bail!(
+                "{} has no Cargo.toml: --rop-path must point at the rop runtime crate (<checkout>/runtime)",
+                relative.display()
+            );
+        }
+        let path = relative.to_string_lossy().replace('\\', "/").replace('"', "\\\"");
+        return Ok(format!("{{ path = \"{path}\" }}"));
+    }
     if let Some(version) = &args.rop_version {
         return Ok(format!("{{ version = \"{version}\" }}"));
     }
@@ -113,7 +126,7 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
         project,
         header: super::header(&args.license, &args.owner),
         license: if args.license == "apache2" { "Apache-2.0".into() } else { String::new() },
-        rop_dependency: rop_dependency(args)?,
+        rop_dependency: rop_dependency(root, args)?,
     };
     scaffold(root, &settings, args.force, args.dry_run)
 }

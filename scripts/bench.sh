@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# rop's benchmarks (see docs/benchmarks.md for the figures and how to read them).
+#
+#   scripts/bench.sh [SECTION...]      SECTION: scaffold derive generate verify operator (default: all)
+#
+# Every comparison is a ratio of two commands measured in the same run, since the machines
+# are noisy. Timing uses hyperfine when it is installed (`apt-get install hyperfine`), else
+# plain repetition with medians; peak memory uses GNU time (`apt-get install time`), else
+# python's wait4.
+#
+# Environment (all optional):
+#   BENCH_DIR          where projects, fixtures and build folders go (default: target/bench)
+#   ROP_BIN            a rop binary to use; default: `cargo build --release -p rop-cli`, built
+#                      in ROP_TARGET_DIR (default: CARGO_TARGET_DIR, else target/)
+#   BENCH_RUNS         runs of fast commands (scaffold, verify; default 10)
+#   BENCH_BUILD_RUNS   runs of each build measurement (default 5)
+#   BENCH_COLD=0       skip the operator's cold build (the longest step, ~4 min on 2 cores)
+#   BENCH_KUBE5=1      also time kube-derive 5 (builds kube 5 / k8s-openapi 0.29 once)
+#   BENCH_TIMER=loop   use plain repetition even when hyperfine is installed
+#   BENCH_WILD_DIR     the CRDs for `rop verify` (default: ../shared/testdata/crds-in-the-wild)
+#
+# Results: a Markdown table on stdout and in $BENCH_DIR/out/results.md; raw timings (and
+# hyperfine's JSON) beside it.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+here="$repo/scripts/bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+
+sections=("$@")
+[ ${#sections[@]} -gt 0 ] || sections=(scaffold derive generate verify operator)
+want() { [[ " ${sections[*]} " == *" $1 "* ]]; }
+
+BENCH_DIR="${BENCH_DIR:-$repo/target/bench}"
+RUNS="${BENCH_RUNS:-10}"
+BUILD_RUNS="${BENCH_BUILD_RUNS:-5}"
+WILD="${BENCH_WILD_DIR:-$repo/../shared/testdata/crds-in-the-wild}"
+mkdir -p "$BENCH_DIR"
+BENCH_DIR="$(cd "$BENCH_DIR" && pwd)"
+OUT="$BENCH_DIR/out"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+if [ "${BENCH_TIMER:-}" != loop ] && have hyperfine; then TIMER=hyperfine; else TIMER=loop; fi
+have python3 || { echo "error: python3 is needed (statistics and the fixture generator)" >&2; exit 1; }
+export CARGO_TERM_COLOR=never
+
+# ---------------------------------------------------------------------------------------------
+log "machine"
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "cpu: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores"
+  echo "memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+  echo "os: $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
+  echo "rust: $(rustc --version)"
+  echo "timer: $TIMER$(have hyperfine && echo " ($(hyperfine --version))")"
+  echo "peak memory: $([ -x /usr/bin/time ] && echo 'GNU time -v' || echo 'wait4 (python)')"
+} | tee "$OUT/machine.txt" >&2
+
+echo '| section | metric | value | target | verdict |' >"$OUT/results.md"
+echo '|---|---|---|---|---|' >>"$OUT/results.md"
+
+# ---------------------------------------------------------------------------------------------
+if [ -n "${ROP_BIN:-}" ]; then
+  rop="$ROP_BIN"
+else
+  log "cargo build --release -p rop-cli"
+  rop_target="${ROP_TARGET_DIR:-${CARGO_TARGET_DIR:-$repo/target}}"
+  CARGO_TARGET_DIR="$rop_target" cargo build --quiet --release -p rop-cli --manifest-path "$repo/Cargo.toml"
+  rop="$rop_target/release/rop"
+fi
+echo "rop: $rop ($("$rop" version | sed -n 1p))" | tee -a "$OUT/machine.txt" >&2
+
+# Generated projects share one build folder, so kube and its dependencies compile once.
+PROJECTS_TARGET="$BENCH_DIR/target-projects"
+
+# ---------------------------------------------------------------------------------------------
+# 1. Scaffolding: rop init + three rop create api (rop create webhook does not exist yet).
+if want scaffold; then
+  log "1. scaffolding: init + 3 x create api"
+  s="$BENCH_DIR/scaffold"
+  # The same sequence with rustfmt hidden from PATH (rop then keeps its unformatted text):
+  # the ratio shows what the rustfmt processes rop starts cost.
+  nofmt_path="$(tr ':' '\n' <<<"$PATH" | while read -r d; do [ -x "$d/rustfmt" ] || printf '%s:' "$d"; done)"
+  measure scaffold "$RUNS" 2 \
+    "sequence" "" "$here/scaffold.sh $rop $s/seq" \
+    "sequence-without-rustfmt" "" "PATH=$nofmt_path $here/scaffold.sh $rop $s/seq-nofmt"
+  # The steps alone: init into an empty folder; create api into a folder that holds just init.
+  "$here/scaffold.sh" "$rop" "$s/seq"
+  rm -rf "$s/after-init" && mkdir -p "$s/after-init" &&
+    (cd "$s/after-init" && "$rop" --quiet init --domain example.com --repo github.com/example/bench-operator)
+  measure scaffold-steps "$RUNS" 2 \
+    "init" "rm -rf $s/init && mkdir -p $s/init" \
+    "cd $s/init && $rop --quiet init --domain example.com --repo github.com/example/bench-operator" \
+    "create api" "rm -rf $s/api && cp -r $s/after-init $s/api" \
+    "cd $s/api && $rop --quiet create api --group cache --version v1alpha1 --kind Memcached"
+  seq_s=$(median scaffold sequence)
+  nofmt_s=$(median scaffold sequence-without-rustfmt)
+  rss=$(peak_rss_kb "$here/scaffold.sh $rop $s/rss")
+  rss_nofmt=$(peak_rss_kb "PATH=$nofmt_path $here/scaffold.sh $rop $s/rss")
+  rustfmt_runs=""
+  if have strace; then
+    strace -f -qq -e trace=execve -o "$OUT/scaffold.strace" "$here/scaffold.sh" "$rop" "$s/strace" >/dev/null 2>&1 || true
+    # Processes that ran rustfmt (the rustup proxy execs the toolchain's rustfmt in the same
+    # process, so count process ids, not successful execve calls).
+    rustfmt_runs=$(awk '/execve\("[^"]*\/rustfmt"/ && / = 0$/ { print $1 }' "$OUT/scaffold.strace" | sort -u | wc -l)
+  fi
+  result "1 scaffold" "init + 3 × create api, wall (median; $(spread scaffold sequence))" "$(ms "$seq_s")" "< 100 ms" "$(verdict "$seq_s" "<" 0.1)"
+  result "1 scaffold" "peak memory of the sequence (max RSS, rop and the processes it starts)" "$(mb "$rss")" "< 30 MB" "$(verdict "$(python3 -c "print($rss * 1024 / 1e6)")" "<" 30)"
+  result "1 scaffold" "init alone / create api alone (median)" "$(ms "$(median scaffold-steps init)") / $(ms "$(median scaffold-steps 'create api')")" "" ""
+  result "1 scaffold" "same sequence with rustfmt off PATH: wall, peak memory" "$(ms "$nofmt_s"), $(mb "$rss_nofmt")" "" "ratio with/without rustfmt $(ratio "$seq_s" "$nofmt_s")"
+  [ -z "$rustfmt_runs" ] || result "1 scaffold" "rustfmt processes started by the sequence (strace)" "$rustfmt_runs" "" ""
+  result "1 scaffold" "rop create webhook" "not measured: the command does not exist yet" "" "missing"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 2. Derive cost: 20 kinds, rop's derive vs kube-derive 4.2 (the one on rop's dependency set).
+if want derive; then
+  log "2. derive cost: 20 kinds, rop vs kube-derive 4.2"
+  d="$BENCH_DIR/derive"
+  rm -rf "$d"
+  python3 "$here/gen_derive_fixture.py" "$d" "$repo/runtime"
+  export CARGO_TARGET_DIR="$BENCH_DIR/target-derive"
+  for c in baseline rop kube; do (cd "$d" && cargo build --quiet -p "bench-$c"); done
+  measure derive "$BUILD_RUNS" 1 \
+    "rop" "touch $d/rop/src/types.rs" "cd $d && cargo build --quiet -p bench-rop" \
+    "kube-derive 4.2" "touch $d/kube/src/types.rs" "cd $d && cargo build --quiet -p bench-kube" \
+    "no CustomResource derive" "touch $d/baseline/src/types.rs" "cd $d && cargo build --quiet -p bench-baseline"
+  rop_s=$(median derive rop)
+  kube_s=$(median derive "kube-derive 4.2")
+  base_s=$(median derive "no CustomResource derive")
+  # Expanded code: rustc's -Zunpretty=expanded, allowed on stable by RUSTC_BOOTSTRAP=1
+  # (cargo-expand uses the same flag). Lines per kind due to the derive = (crate - baseline) / 20.
+  for c in baseline rop kube; do
+    (cd "$d" && RUSTC_BOOTSTRAP=1 cargo rustc --quiet -p "bench-$c" --lib --profile check -- -Zunpretty=expanded >"$OUT/expanded-$c.rs")
+  done
+  lines() { python3 "$here/stats.py" count-lines "$OUT/expanded-$1.rs"; }
+  lb=$(lines baseline) lr=$(lines rop) lk=$(lines kube)
+  result "2 derive" "cargo build after touching the types, rop / kube-derive 4.2 (medians $(secs "$rop_s") / $(secs "$kube_s"))" "ratio $(ratio "$rop_s" "$kube_s")" "≤ 1.0" "$(verdict "$(ratio "$rop_s" "$kube_s")" "<=" 1.0)"
+  result "2 derive" "same build, types without any CustomResource derive (median)" "$(secs "$base_s")" "" "derive's share: rop $(secs "$(python3 -c "print($rop_s-$base_s)")"), kube $(secs "$(python3 -c "print($kube_s-$base_s)")")"
+  result "2 derive" "expanded lines per kind added by the derive (-Zunpretty=expanded, RUSTC_BOOTSTRAP=1)" "rop $(((lr - lb) / 20)), kube-derive $(((lk - lb) / 20))" "" "ratio $(ratio $((lr - lb)) $((lk - lb)))"
+  result "2 derive" "expanded lines per kind, whole crate (serde/schemars included)" "rop $((lr / 20)), kube-derive $((lk / 20)), no derive $((lb / 20))" "" ""
+  if [ "${BENCH_KUBE5:-0}" = 1 ]; then
+    d5="$BENCH_DIR/derive-kube5"
+    rm -rf "$d5"
+    python3 "$here/gen_derive_fixture.py" "$d5" "$repo/runtime" --kube-only --kube-version 5 --k8s-openapi 0.29 --k8s-feature v1_36
+    (cd "$d5" && CARGO_TARGET_DIR="$BENCH_DIR/target-derive5" cargo build --quiet -p bench-kube)
+    measure derive5 "$BUILD_RUNS" 1 \
+      "rop" "touch $d/rop/src/types.rs" "cd $d && cargo build --quiet -p bench-rop" \
+      "kube-derive 5" "touch $d5/kube/src/types.rs" "cd $d5 && CARGO_TARGET_DIR=$BENCH_DIR/target-derive5 cargo build --quiet -p bench-kube"
+    result "2 derive" "side figure: rop / kube-derive 5 (kube 5, k8s-openapi 0.29; medians $(secs "$(median derive5 rop)") / $(secs "$(median derive5 'kube-derive 5')"))" "ratio $(ratio "$(median derive5 rop)" "$(median derive5 'kube-derive 5')")" "" ""
+  fi
+  unset CARGO_TARGET_DIR
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 3. rop generate vs the kube-rs convention (a crdgen binary in the controllers' crate).
+if want generate; then
+  log "3. rop generate vs cargo run --bin crdgen, after editing one type"
+  g="$BENCH_DIR/generate/bench-operator"
+  "$here/scaffold.sh" "$rop" "$g"
+  # The kube-rs convention: src/bin/crdgen.rs in the crate of the controllers prints the CRDs.
+  mkdir -p "$g/src/bin"
+  cat >"$g/src/bin/crdgen.rs" <<'EOF'
+//! The kube-rs convention: `cargo run --bin crdgen > crds.yaml`, in the controllers' crate.
+use kube::CustomResourceExt;
+
+fn main() {
+    let crds = [
+        bench_operator_api::v1alpha1::Memcached::crd(),
+        bench_operator_api::v1alpha1::Redis::crd(),
+        bench_operator_api::v1alpha1::Guestbook::crd(),
+    ];
+    for crd in crds {
+        println!("{}", serde_json::to_string_pretty(&crd).unwrap());
+    }
+}
+EOF
+  export CARGO_TARGET_DIR="$PROJECTS_TARGET"
+  (cd "$g" && "$rop" --quiet generate && cargo build --quiet && cargo run --quiet --bin crdgen >/dev/null)
+  edit="$here/edit_line.sh $g/api/src/v1alpha1/memcached.rs '    /// Number of instances' '    /// Number of instances the operator should run (edit @N@).'"
+  measure generate "$BUILD_RUNS" 1 \
+    "rop generate" "$edit" "cd $g && $rop --quiet generate" \
+    "cargo run --bin crdgen" "$edit" "cd $g && cargo run --quiet --bin crdgen"
+  gen_s=$(median generate "rop generate")
+  crd_s=$(median generate "cargo run --bin crdgen")
+  r=$(ratio "$gen_s" "$crd_s")
+  api_deps=$(cd "$g" && cargo tree -q -p bench-operator-api -e normal,build --prefix none | sed 's/ (\*)$//; s/ (proc-macro)$//' | sort -u | wc -l)
+  result "3 generate" "after editing one type, rop generate / cargo run --bin crdgen (medians $(secs "$gen_s") / $(secs "$crd_s"))" "ratio $r" "≤ 0.5" "$(verdict "$r" "<=" 0.5)"
+  result "3 generate" "crates the generator links (cargo tree of the api crate, incl. itself)" "$api_deps" "" ""
+  unset CARGO_TARGET_DIR
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 4. rop verify on the CRDs in the wild.
+if want verify; then
+  log "4. rop verify on $WILD"
+  files=("$WILD"/*.yaml)
+  measure verify "$RUNS" 3 "rop verify" "" "$rop verify ${files[*]}"
+  v_s=$(median verify "rop verify")
+  v_rss=$(peak_rss_kb "$rop verify ${files[*]}")
+  "$rop" verify "${files[@]}" >"$OUT/verify.txt" 2>&1 || true
+  result "4 verify" "rop verify on ${#files[@]} files ($(tail -1 "$OUT/verify.txt" | sed 's/|/\\|/g')), release (median; $(spread verify 'rop verify'))" "$(ms "$v_s")" "< 200 ms" "$(verdict "$v_s" "<" 0.2)"
+  result "4 verify" "peak memory (max RSS)" "$(mb "$v_rss")" "" ""
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 5. The generated Memcached operator: cold build, incremental build, binary size, dependencies.
+if want operator; then
+  log "5. the generated Memcached operator"
+  m="$BENCH_DIR/operator/memcached-operator"
+  rm -rf "$m" && mkdir -p "$m"
+  (cd "$m" && "$rop" --quiet init --domain example.com --repo github.com/example/memcached-operator &&
+    "$rop" --quiet create api --group cache --version v1alpha1 --kind Memcached)
+  pkg=memcached-operator
+  deps=$(cd "$m" && cargo tree -q -p "$pkg" -e normal,build --prefix none | sed 's/ (\*)$//; s/ (proc-macro)$//' | sort -u | grep -vc "^$pkg")
+  result "5 operator" "dependencies of the manager (unique crates, normal + build, cargo tree)" "$deps" "" ""
+  if [ "${BENCH_COLD:-1}" = 1 ]; then
+    cold="$BENCH_DIR/target-cold"
+    rm -rf "$cold"
+    # Cold: an empty build folder; crates are already downloaded (cargo fetch), so this times
+    # compilation, not the network.
+    (cd "$m" && cargo fetch --quiet)
+    t0=$EPOCHREALTIME
+    (cd "$m" && CARGO_TARGET_DIR="$cold" cargo build 2>"$OUT/cold-build.txt")
+    t1=$EPOCHREALTIME
+    compiled=$(grep -c '^ *Compiling ' "$OUT/cold-build.txt" || true)
+    result "5 operator" "cold \`cargo build\` (dev profile, empty build folder, 1 run)" "$(secs "$(python3 -c "print($t1 - $t0)")")" "" "$compiled crates compiled"
+    op_target="$cold"
+  else
+    op_target="$PROJECTS_TARGET"
+    (cd "$m" && CARGO_TARGET_DIR="$op_target" cargo build --quiet)
+  fi
+  export CARGO_TARGET_DIR="$op_target"
+  measure incremental "$BUILD_RUNS" 1 \
+    "one-line reconciler change" \
+    "$here/edit_line.sh $m/src/controller/memcached.rs 'const ERROR_REQUEUE_AFTER' 'const ERROR_REQUEUE_AFTER: Duration = Duration::from_secs(@N@);'" \
+    "cd $m && cargo build --quiet"
+  result "5 operator" "incremental \`cargo build\` after a one-line reconciler change (median; $(spread incremental 'one-line reconciler change'))" "$(secs "$(median incremental 'one-line reconciler change')")" "" ""
+  # Release: its own build folder, kept between runs of this script.
+  export CARGO_TARGET_DIR="$BENCH_DIR/target-release"
+  t0=$EPOCHREALTIME
+  (cd "$m" && cargo build --quiet --release)
+  t1=$EPOCHREALTIME
+  bin="$CARGO_TARGET_DIR/release/manager"
+  size=$(stat -c %s "$bin")
+  cp "$bin" "$OUT/manager.stripped" && strip "$OUT/manager.stripped" 2>/dev/null || true
+  ssize=$(stat -c %s "$OUT/manager.stripped")
+  result "5 operator" "release binary \`manager\` (as built / stripped)" "$(mib "$((size / 1024))") / $(mib "$((ssize / 1024))")" "" "release build took $(secs "$(python3 -c "print($t1 - $t0)")") (warm if this folder was built before)"
+  unset CARGO_TARGET_DIR
+fi
+
+# ---------------------------------------------------------------------------------------------
+log "results"
+cat "$OUT/machine.txt"
+echo
+cat "$OUT/results.md"
