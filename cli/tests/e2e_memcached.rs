@@ -145,7 +145,17 @@ fn memcached_operator_builds_tests_and_validates() {
     );
     assert!(stderr.ends_with("error: 1 generated CRD problem the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"), "{stderr}");
     assert_eq!(std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap(), crd);
-    std::fs::write(&types, &original).unwrap();
+    // Owning Deployments gives the controller the watch and the RBAC it needs, from one line.
+    let owning = original.replace(
+        "#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
+        "#[rop(owns(group = \"apps\", version = \"v1\", kind = \"Deployment\"))]\n#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
+    );
+    assert_ne!(owning, original);
+    std::fs::write(&types, &owning).unwrap();
+
+    rop_ok(&dir, &["generate"]);
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert!(role.contains("- apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n"), "{role}");
 
     // Deterministic: a second run changes no byte, and --check agrees.
     let again = rop_ok(&dir, &["generate"]);

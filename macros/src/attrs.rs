@@ -23,6 +23,26 @@ pub struct Scale {
     pub label_selector_path: Option<String>,
 }
 
+/// One `rbac(...)`: the fields of a `+kubebuilder:rbac` marker.
+#[derive(Default)]
+pub struct RbacRule {
+    pub groups: Vec<String>,
+    pub resources: Vec<String>,
+    pub resource_names: Vec<String>,
+    pub verbs: Vec<String>,
+    pub urls: Vec<String>,
+    pub namespace: String,
+    pub role_name: String,
+}
+
+/// One `owns(...)` or `watches(...)`.
+pub struct RelatedKind {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+}
+
 /// Everything `#[rop(...)]` says about a kind, with defaults applied.
 pub struct KindAttrs {
     pub group: String,
@@ -41,10 +61,13 @@ pub struct KindAttrs {
     pub deprecated: Option<String>,
     pub derives: Vec<Path>,
     pub doc: Option<String>,
+    pub rbac: Vec<RbacRule>,
+    pub owns: Vec<RelatedKind>,
+    pub watches: Vec<RelatedKind>,
 }
 
 /// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
-const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc";
+const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches";
 
 #[derive(Default)]
 struct Raw {
@@ -64,6 +87,9 @@ struct Raw {
     deprecated: Option<String>,
     derives: Vec<Path>,
     doc: Option<String>,
+    rbac: Vec<RbacRule>,
+    owns: Vec<RelatedKind>,
+    watches: Vec<RelatedKind>,
 }
 
 /// Collects errors so the user sees all of them at once.
@@ -135,6 +161,78 @@ fn parse_printcolumn(meta: &ParseNestedMeta) -> syn::Result<PrinterColumn> {
     Ok(PrinterColumn { name: name.ok_or_else(|| missing("name"))?, type_, json_path, description, format, priority })
 }
 
+/// A list value: `["a", "b"]`, or one string `"a"`.
+fn list(meta: &ParseNestedMeta) -> syn::Result<Vec<String>> {
+    let value = meta.value()?;
+    if value.peek(syn::token::Bracket) {
+        let content;
+        syn::bracketed!(content in value);
+        let items = content.parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])?;
+        Ok(items.iter().map(LitStr::value).collect())
+    } else {
+        Ok(vec![value.parse::<LitStr>()?.value()])
+    }
+}
+
+fn parse_rbac(meta: &ParseNestedMeta) -> syn::Result<RbacRule> {
+    let mut rule = RbacRule::default();
+    let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
+    meta.parse_nested_meta(|inner| {
+        let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        match key.as_str() {
+            "groups" => rule.groups = list(&inner)?,
+            "resources" => rule.resources = list(&inner)?,
+            "resource_names" => rule.resource_names = list(&inner)?,
+            "verbs" => rule.verbs = list(&inner)?,
+            "urls" => rule.urls = list(&inner)?,
+            "namespace" => rule.namespace = string(&inner)?.value(),
+            "role_name" => rule.role_name = string(&inner)?.value(),
+            _ => {
+                return Err(inner.error(
+                    "unknown key in rbac(...): expected groups, resources, resource_names, verbs, urls, namespace or role_name",
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    if rule.verbs.is_empty() {
+        return Err(syn::Error::new(span, "rbac(...) needs `verbs = [\"get\", ...]`"));
+    }
+    if rule.resources.is_empty() && rule.urls.is_empty() {
+        return Err(syn::Error::new(span, "rbac(...) needs `resources = [...]` or `urls = [...]`"));
+    }
+    Ok(rule)
+}
+
+fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<RelatedKind> {
+    let (mut group, mut version, mut kind, mut plural) = (None, None, None, None);
+    let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
+    meta.parse_nested_meta(|inner| {
+        let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        match key.as_str() {
+            "group" => group = Some(string(&inner)?.value()),
+            "version" => version = Some(string(&inner)?.value()),
+            "kind" => kind = Some(string(&inner)?.value()),
+            "plural" => plural = Some(string(&inner)?.value()),
+            _ => {
+                return Err(inner.error(format!("unknown key in {what}(...): expected group, version, kind or plural")));
+            }
+        }
+        Ok(())
+    })?;
+    let missing = |key: &str| {
+        syn::Error::new(span, format!("{what}(...) needs `{key} = \"...\"` (group = \"\" for core kinds such as Pod)"))
+    };
+    let kind = kind.ok_or_else(|| missing("kind"))?;
+    let plural = plural.unwrap_or_else(|| names::default_plural(&kind.to_ascii_lowercase()));
+    Ok(RelatedKind {
+        group: group.ok_or_else(|| missing("group"))?,
+        version: version.ok_or_else(|| missing("version"))?,
+        kind,
+        plural,
+    })
+}
+
 fn parse_scale(meta: &ParseNestedMeta) -> syn::Result<Scale> {
     let (mut spec, mut status, mut selector) = (None, None, None);
     let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
@@ -198,6 +296,18 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             Ok(())
         }
         "doc" => set_once(&mut raw.doc, string(meta)?.value(), meta, "doc"),
+        "rbac" => {
+            raw.rbac.push(parse_rbac(meta)?);
+            Ok(())
+        }
+        "owns" => {
+            raw.owns.push(parse_related(meta, "owns")?);
+            Ok(())
+        }
+        "watches" => {
+            raw.watches.push(parse_related(meta, "watches")?);
+            Ok(())
+        }
         _ => Err(meta.error(format!("unknown key `{key}` in #[rop(...)]: expected one of {KEYS}"))),
     }
 }
@@ -284,5 +394,8 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
         deprecated: raw.deprecated,
         derives: raw.derives,
         doc: raw.doc,
+        rbac: raw.rbac,
+        owns: raw.owns,
+        watches: raw.watches,
     })
 }

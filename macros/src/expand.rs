@@ -55,6 +55,31 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
+    let rbac = attrs.rbac.iter().map(|r| {
+        let (groups, resources, names, verbs, urls) = (&r.groups, &r.resources, &r.resource_names, &r.verbs, &r.urls);
+        let (namespace, role_name) = (&r.namespace, &r.role_name);
+        quote!(::rop::RbacRule {
+            groups: &[#(#groups),*],
+            resources: &[#(#resources),*],
+            resource_names: &[#(#names),*],
+            verbs: &[#(#verbs),*],
+            urls: &[#(#urls),*],
+            namespace: #namespace,
+            role_name: #role_name,
+        })
+    });
+    let related = |kinds: &[crate::attrs::RelatedKind]| -> Vec<TokenStream> {
+        kinds
+            .iter()
+            .map(|k| {
+                let (group, version, kind, plural) = (&k.group, &k.version, &k.kind, &k.plural);
+                quote!(::rop::RelatedKind { group: #group, version: #version, kind: #kind, plural: #plural })
+            })
+            .collect()
+    };
+    let owns = related(&attrs.owns);
+    let watches = related(&attrs.watches);
+
     let status_field = has_status.then(|| {
         quote! {
             /// Observed state, written by the controller through the status subresource.
@@ -160,6 +185,9 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 served: #served,
                 deprecated: #deprecated,
                 description: #description,
+                rbac: &[#(#rbac),*],
+                owns: &[#(#owns),*],
+                watches: &[#(#watches),*],
             };
         }
 

@@ -18,7 +18,7 @@ pub mod schema;
 pub mod verify;
 pub mod yaml;
 
-pub use resource::{CustomResource, KindDefinition, PrinterColumn, Scale};
+pub use resource::{CustomResource, KindDefinition, PrinterColumn, RbacRule, RelatedKind, Scale};
 pub use rop_macros::CustomResource;
 
 /// Paths the derive's expansion uses, so a project needs no direct dependency on them.

@@ -39,12 +39,34 @@ impl Rule {
     /// The three rules kubebuilder puts on a kind's controller: the resource with get, list,
     /// watch, create, update, patch, delete; `<plural>/status` get, update, patch;
     /// `<plural>/finalizers` update.
+    ///
+    /// Then one rule per owned kind (get, list, watch, create, update, patch, delete), one per
+    /// watched kind (get, list, watch), and the kind's `rbac(...)` rules as written.
     pub fn for_kind(def: &KindDefinition) -> Vec<Rule> {
-        vec![
-            Rule::new(def.group, &[def.plural], &["get", "list", "watch", "create", "update", "patch", "delete"]),
+        const ALL: [&str; 7] = ["get", "list", "watch", "create", "update", "patch", "delete"];
+        let mut rules = vec![
+            Rule::new(def.group, &[def.plural], &ALL),
             Rule::new(def.group, &[&format!("{}/status", def.plural)], &["get", "update", "patch"]),
             Rule::new(def.group, &[&format!("{}/finalizers", def.plural)], &["update"]),
-        ]
+        ];
+        rules.extend(def.owns.iter().map(|k| Rule::new(k.group, &[k.plural], &ALL)));
+        rules.extend(def.watches.iter().map(|k| Rule::new(k.group, &[k.plural], &["get", "list", "watch"])));
+        rules.extend(def.rbac.iter().map(Rule::from_attribute));
+        rules
+    }
+
+    /// The rule an `rbac(...)` attribute states, as written.
+    pub fn from_attribute(r: &crate::resource::RbacRule) -> Rule {
+        let owned = |items: &[&str]| items.iter().map(|s| s.to_string()).collect();
+        Rule {
+            groups: owned(r.groups),
+            resources: owned(r.resources),
+            resource_names: owned(r.resource_names),
+            verbs: owned(r.verbs),
+            urls: owned(r.urls),
+            namespace: r.namespace.to_string(),
+            role_name: r.role_name.to_string(),
+        }
     }
 }
 

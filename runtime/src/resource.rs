@@ -26,6 +26,41 @@ pub struct Scale {
     pub label_selector_path: Option<&'static str>,
 }
 
+/// One RBAC rule the kind's controller needs beyond the kind itself, from
+/// `#[rop(rbac(...))]`: the fields of kubebuilder's `+kubebuilder:rbac` marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RbacRule {
+    /// API groups; `""` (or `"core"`) is the core group.
+    pub groups: &'static [&'static str],
+    pub resources: &'static [&'static str],
+    pub resource_names: &'static [&'static str],
+    pub verbs: &'static [&'static str],
+    /// Non-resource URLs such as `/metrics`.
+    pub urls: &'static [&'static str],
+    /// Empty for a cluster-wide rule; else the rule goes to a `Role` in this namespace.
+    pub namespace: &'static str,
+    /// Empty for the manager's role (`manager-role`).
+    pub role_name: &'static str,
+}
+
+/// Another kind the controller owns or watches, from `#[rop(owns(...))]` / `#[rop(watches(...))]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RelatedKind {
+    /// API group, `""` for the core group (Pods, ConfigMaps, Services, ...).
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    /// Lower-case plural resource name, e.g. `deployments`.
+    pub plural: &'static str,
+}
+
+impl RelatedKind {
+    /// `<group>/<version>`, or just `<version>` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.to_string() } else { format!("{}/{}", self.group, self.version) }
+    }
+}
+
 /// Everything a CRD version and the kind's controller need to know about a kind, as written in
 /// its `#[rop(...)]` attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +91,14 @@ pub struct KindDefinition {
     pub deprecated: Option<&'static str>,
     /// Description of the root schema (the doc comment of the kind).
     pub description: &'static str,
+    /// Extra RBAC rules of the kind's controller (`rbac(...)`).
+    pub rbac: &'static [RbacRule],
+    /// Kinds the controller creates and owns (owner references to this kind): it watches them
+    /// and needs get, list, watch, create, update, patch and delete on them.
+    pub owns: &'static [RelatedKind],
+    /// Kinds the controller only reads: it watches them (a change reconciles the object of this
+    /// kind named in their owner references) and needs get, list and watch.
+    pub watches: &'static [RelatedKind],
 }
 
 impl KindDefinition {
@@ -93,9 +136,11 @@ pub trait CustomResource {
         crate::crd::for_kind::<Self>()
     }
 
-    /// RBAC rules this kind's controller needs on the kind itself: the resource with every verb
+    /// RBAC rules this kind's controller needs: on the kind itself the resource with every verb
     /// a reconciler uses, `/status` get/update/patch and `/finalizers` update (the three
-    /// `+kubebuilder:rbac` markers kubebuilder scaffolds on a controller).
+    /// `+kubebuilder:rbac` markers kubebuilder scaffolds on a controller); then the kinds it
+    /// owns and watches, and its `rbac(...)` rules. Owned and watched kinds thus always have
+    /// the permissions their watches need.
     fn rbac_rules() -> Vec<crate::rbac::Rule> {
         crate::rbac::Rule::for_kind(&Self::DEFINITION)
     }
