@@ -129,17 +129,30 @@ pub enum MergeError {
     #[error(
         "kind {kind}.{group} has no storage version: mark exactly one of its versions ({versions}) with #[rop(storage)]"
     )]
-    NoStorageVersion { group: String, kind: String, versions: String },
+    NoStorageVersion { crd_name: String, group: String, kind: String, versions: String },
     #[error("kind {kind}.{group} has {count} storage versions ({versions}): keep #[rop(storage)] on exactly one")]
-    ManyStorageVersions { group: String, kind: String, count: usize, versions: String },
+    ManyStorageVersions { crd_name: String, group: String, kind: String, count: usize, versions: String },
     #[error("kind {kind}.{group} has no served version: remove #[rop(served = false)] from at least one of {versions}")]
-    NoServedVersion { group: String, kind: String, versions: String },
+    NoServedVersion { crd_name: String, group: String, kind: String, versions: String },
     #[error(
         "kind {kind}.{group} is declared twice with version {version}: each version of a kind needs its own module"
     )]
-    DuplicateVersion { group: String, kind: String, version: String },
+    DuplicateVersion { crd_name: String, group: String, kind: String, version: String },
     #[error("versions of {crd_name} disagree on {what}: every version of a kind must give the same {what}")]
     Disagree { crd_name: String, what: &'static str },
+}
+
+impl MergeError {
+    /// The name of the CRD (`<plural>.<group>`) the error is about.
+    pub fn crd_name(&self) -> &str {
+        match self {
+            MergeError::NoStorageVersion { crd_name, .. }
+            | MergeError::ManyStorageVersions { crd_name, .. }
+            | MergeError::NoServedVersion { crd_name, .. }
+            | MergeError::DuplicateVersion { crd_name, .. }
+            | MergeError::Disagree { crd_name, .. } => crd_name,
+        }
+    }
 }
 
 /// Merges single-version CRDs into one CRD per group and kind (the API server holds one
@@ -175,7 +188,12 @@ fn merge_one(mut parts: Vec<CustomResourceDefinition>) -> Result<CustomResourceD
     merged.spec.versions.sort_by(|a, b| a.name.cmp(&b.name));
     let names: Vec<&str> = merged.spec.versions.iter().map(|v| v.name.as_str()).collect();
     if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(MergeError::DuplicateVersion { group, kind, version: w[0].to_string() });
+        return Err(MergeError::DuplicateVersion {
+            crd_name: crd_name.clone(),
+            group,
+            kind,
+            version: w[0].to_string(),
+        });
     }
     let versions = names.join(", ");
     if merged.spec.versions.len() == 1 {
@@ -183,12 +201,14 @@ fn merge_one(mut parts: Vec<CustomResourceDefinition>) -> Result<CustomResourceD
     }
     let storage = merged.spec.versions.iter().filter(|v| v.storage).count();
     match storage {
-        0 => return Err(MergeError::NoStorageVersion { group, kind, versions }),
+        0 => return Err(MergeError::NoStorageVersion { crd_name: crd_name.clone(), group, kind, versions }),
         1 => {}
-        count => return Err(MergeError::ManyStorageVersions { group, kind, count, versions }),
+        count => {
+            return Err(MergeError::ManyStorageVersions { crd_name: crd_name.clone(), group, kind, count, versions });
+        }
     }
     if !merged.spec.versions.iter().any(|v| v.served) {
-        return Err(MergeError::NoServedVersion { group, kind, versions });
+        return Err(MergeError::NoServedVersion { crd_name: crd_name.clone(), group, kind, versions });
     }
     Ok(merged)
 }

@@ -98,7 +98,20 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
     let bundle: rop::manifests::Bundle = serde_json::from_str(stdout.trim()).with_context(|| {
         format!("the manifests generator printed something that is not a manifests bundle: {:.200}", stdout.trim())
     })?;
-    let files = rop::manifests::assemble(&bundle, project.namespaced)?;
+    let files = rop::manifests::assemble(&bundle, project.namespaced).map_err(|e| match &e {
+        // Name the Rust types of the kind, so the user knows which files to fix.
+        rop::manifests::AssembleError::Merge(merge) => {
+            let crd = merge.crd_name();
+            let types: Vec<&str> = bundle
+                .kinds
+                .iter()
+                .filter(|k| k.crd.metadata.name.as_deref() == Some(crd))
+                .map(|k| k.rust_type.as_str())
+                .collect();
+            anyhow::anyhow!("{e} (Rust types: {})", types.join(", "))
+        }
+        _ => anyhow::Error::from(e),
+    })?;
     check_crds(&bundle, &files)?;
     let mut plan = Plan::new(root);
     for file in files {
