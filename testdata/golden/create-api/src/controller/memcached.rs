@@ -82,9 +82,10 @@ pub fn run(
     Box::pin(async move {
         info!(controller = CONTROLLER_NAME, "starting controller");
         ctx.metrics.init_controller(CONTROLLER_NAME);
-        Controller::new(watched(client), watcher::Config::default())
-            // TODO(user): reconcile when owned objects change as well, e.g.
-            // .owns(Api::<Deployment>::all(ctx.client.clone()), watcher::Config::default())
+        // The kinds in `#[rop(owns(...))]` and `#[rop(watches(...))]` on the types are watched
+        // too; the same attributes give the RBAC rules those watches need.
+        let controller = Controller::new(watched(client.clone()), watcher::Config::default());
+        super::watch_related(controller, &client)
             .graceful_shutdown_on(shutdown.cancelled_owned())
             .run(reconcile, error_policy, ctx)
             .for_each(|result| async move {

@@ -3,11 +3,15 @@
 
 //! Controllers, one module per kind, and what they share.
 
+use std::fmt::Debug;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use kube::Client;
+use kube::api::{Api, ApiResource, DynamicObject};
+use kube::runtime::{Controller, watcher};
+use kube::{Client, Resource};
+use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
 use crate::metrics::Metrics;
@@ -21,6 +25,40 @@ pub mod testing;
 /// Starts one controller: runs it until the token is cancelled. `src/main.rs` lists one per
 /// kind (`rop create api` adds them).
 pub type Start = fn(Client, Arc<Context>, CancellationToken) -> BoxFuture<'static, ()>;
+
+/// Adds a watch for every kind `K`'s controller owns or watches (`#[rop(owns(...))]` and
+/// `#[rop(watches(...))]` on `K`'s types): a change to such an object reconciles the `K` named
+/// in its owner references. With `WATCH_NAMESPACE` set, only that namespace is watched.
+pub fn watch_related<K>(mut controller: Controller<K>, client: &Client) -> Controller<K>
+where
+    K: rop::CustomResource
+        + Resource<DynamicType = ()>
+        + Clone
+        + DeserializeOwned
+        + Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    let namespace = std::env::var("WATCH_NAMESPACE")
+        .ok()
+        .filter(|ns| !ns.is_empty());
+    for related in K::DEFINITION.owns.iter().chain(K::DEFINITION.watches) {
+        let resource = ApiResource {
+            group: related.group.into(),
+            version: related.version.into(),
+            api_version: related.api_version(),
+            kind: related.kind.into(),
+            plural: related.plural.into(),
+        };
+        let api = match &namespace {
+            Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
+            None => Api::<DynamicObject>::all_with(client.clone(), &resource),
+        };
+        controller = controller.owns_with(api, resource, watcher::Config::default());
+    }
+    controller
+}
 
 /// State shared by every reconciliation of every controller.
 pub struct Context {
