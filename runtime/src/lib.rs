@@ -14,6 +14,7 @@ pub mod crd;
 pub mod manifests;
 pub mod rbac;
 mod resource;
+pub mod samples;
 pub mod schema;
 pub mod verify;
 pub mod yaml;
