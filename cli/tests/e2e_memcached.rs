@@ -157,6 +157,17 @@ fn memcached_operator_builds_tests_and_validates() {
     let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
     assert!(role.contains("- apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n"), "{role}");
 
+    // A sample the API server would reject fails generate, with the server's message.
+    let sample = dir.join("config/samples/cache_v1alpha1_memcached.yaml");
+    let good_sample = std::fs::read_to_string(&sample).unwrap();
+    std::fs::write(&sample, good_sample.replace("  size: 1\n", "  size: \"one\"\n")).unwrap();
+    let out = common::rop(&dir, &["generate"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "config/samples/cache_v1alpha1_memcached.yaml: error[sample.schema] spec.size: Invalid value: \"string\": spec.size in body must be of type integer: \"string\" (fix: change the value to one the CRD's schema allows)\nerror: 1 sample problem the API server would reject (listed above); fix the samples or the types, then run `rop generate` again; nothing was written\n"
+    );
+    std::fs::write(&sample, &good_sample).unwrap();
+
     // Deterministic: a second run changes no byte, and --check agrees.
     let again = rop_ok(&dir, &["generate"]);
     assert!(again.contains("unchanged config/crd/bases/cache.example.com_memcacheds.yaml"), "{again}");

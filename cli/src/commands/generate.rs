@@ -87,6 +87,47 @@ fn check_crds(bundle: &rop::manifests::Bundle, files: &[rop::manifests::OutputFi
     Ok(())
 }
 
+/// Validates every `config/samples/*.yaml` against the CRDs just generated, as the API server
+/// would on create ([`rop::samples`]): pruned fields are warnings, anything the server would
+/// reject is an error that stops `rop generate` before it writes.
+fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::Result<()> {
+    let crds: Vec<serde_json::Value> = files
+        .iter()
+        .filter(|f| f.path.starts_with("config/crd/bases/"))
+        .map(|f| serde_yaml::from_str(&f.content))
+        .collect::<Result<_, _>>()?;
+    let Ok(entries) = std::fs::read_dir(root.join("config/samples")) else { return Ok(()) };
+    let mut samples: Vec<_> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    samples.sort();
+    let mut errors = 0;
+    for sample in samples {
+        let shown = format!("config/samples/{}", sample.file_name().unwrap_or_default().to_string_lossy());
+        let text = std::fs::read_to_string(&sample).with_context(|| format!("cannot read {shown}"))?;
+        let findings =
+            rop::samples::validate_yaml(&crds, &text).with_context(|| format!("{shown} is not valid YAML"))?;
+        for (_, finding) in findings {
+            let line = format!("{shown}: {finding}");
+            if finding.is_error() {
+                errors += 1;
+                eprintln!("{line}");
+            } else {
+                ui::warning(&line);
+            }
+        }
+    }
+    if errors > 0 {
+        bail!(
+            "{errors} sample problem{} the API server would reject (listed above); fix the samples or the types, then run `rop generate` again; nothing was written",
+            if errors == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
+}
+
 /// Runs `rop generate` in the project at `root`.
 ///
 /// # Errors
@@ -113,6 +154,7 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
         _ => anyhow::Error::from(e),
     })?;
     check_crds(&bundle, &files)?;
+    check_samples(root, &files)?;
     let mut plan = Plan::new(root);
     for file in files {
         plan.file(file.path, file.content, IfExists::Overwrite);
