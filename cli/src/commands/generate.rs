@@ -45,6 +45,18 @@ fn run_generator(root: &Path, project: &Project) -> anyhow::Result<String> {
     String::from_utf8(output.stdout).context("the manifests generator printed something that is not UTF-8")
 }
 
+/// Prints `finding` about `source` (an error plainly, a warning as a warning); returns 1 for an
+/// error, 0 for a warning.
+fn print_finding(source: &str, finding: &rop::verify::Finding) -> usize {
+    if finding.is_error() {
+        eprintln!("{source}: {finding}");
+        1
+    } else {
+        ui::warning(&format!("{source}: {finding}"));
+        0
+    }
+}
+
 /// Runs `rop verify`'s checks on every generated CRD and reports each finding against the Rust
 /// type of the version it is in. Warnings are printed; errors stop `rop generate` before it
 /// writes anything, since the API server would reject the CRD.
@@ -69,13 +81,7 @@ fn check_crds(bundle: &rop::manifests::Bundle, files: &[rop::manifests::OutputFi
                 .and_then(|n| n.parse::<usize>().ok())
                 .and_then(|n| crd["spec"]["versions"][n]["name"].as_str());
             let source = version.and_then(|v| rust_type(name, v)).map(|t| format!(" ({t})")).unwrap_or_default();
-            let line = format!("{}{source}: {finding}", file.path);
-            if finding.is_error() {
-                errors += 1;
-                eprintln!("{line}");
-            } else {
-                ui::warning(&line);
-            }
+            errors += print_finding(&format!("{}{source}", file.path), &finding);
         }
     }
     if errors > 0 {
@@ -110,13 +116,7 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
         let findings =
             rop::samples::validate_yaml(&crds, &text).with_context(|| format!("{shown} is not valid YAML"))?;
         for (_, finding) in findings {
-            let line = format!("{shown}: {finding}");
-            if finding.is_error() {
-                errors += 1;
-                eprintln!("{line}");
-            } else {
-                ui::warning(&line);
-            }
+            errors += print_finding(&shown, &finding);
         }
     }
     if errors > 0 {

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::cel_value::{to_cel, visible};
 use super::path::Path;
 use super::prune::additional;
-use super::report::Report;
+use crate::verify::report::Report;
 
 /// Evaluates every rule of `root` and its descendants on `object` (pruned and defaulted).
 pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) {

@@ -7,30 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::prune::{additional, is_true};
-
-const RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
+use crate::verify::cel::RESERVED;
 
 /// The CEL name of the property `name`, or `None` when CEL cannot see it.
 pub(crate) fn escape(name: &str) -> Option<String> {

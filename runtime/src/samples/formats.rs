@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::messages::{go_quote, quote};
 use super::path::Path;
 use super::prune::additional;
-use super::report::Report;
+use crate::verify::report::Report;
 
 static DATE_TIME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?$")

@@ -57,12 +57,13 @@ mod name;
 mod openapi;
 mod path;
 mod prune;
-mod report;
+
 mod schema;
 mod target;
 
 use serde_json::Value;
 
+use crate::verify::report::Report;
 use crate::verify::{Finding, VerifyError, yaml_documents};
 
 /// Validates one custom object against `crd` (an `apiextensions.k8s.io/v1`
@@ -72,7 +73,7 @@ use crate::verify::{Finding, VerifyError, yaml_documents};
 /// refuse the object; warnings (pruned fields, rules that could not be evaluated here) mean it
 /// would accept it, perhaps not as written.
 pub fn validate_object(crd: &Value, object: &Value) -> Vec<Finding> {
-    let mut report = report::Report::default();
+    let mut report = Report::default();
     let Some(target) = target::check(crd, object, &mut report) else {
         return report.into_findings();
     };

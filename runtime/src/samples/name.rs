@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
-use super::report::Report;
+use crate::verify::dns::{is_dns1123_label, is_dns1123_subdomain};
+
+use crate::verify::report::Report;
 
 const FIX: &str = "use lower case letters, digits, '-' and '.', starting and ending with a letter or digit";
 
@@ -15,21 +17,6 @@ const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lowe
 const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and \
 must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is \
 '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
-pub(crate) fn is_dns1123_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 63
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b[0] != b'-'
-        && b[b.len() - 1] != b'-'
-}
-
-/// Dot-separated DNS-1123 labels, at most 253 characters.
-pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_dns1123_label)
-}
 
 /// Checks `metadata.name`, `metadata.generateName` and `metadata.namespace`.
 pub(crate) fn check(object: &Value, namespaced: bool, report: &mut Report) {

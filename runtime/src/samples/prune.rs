@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::path::Path;
-use super::report::Report;
+use crate::verify::report::Report;
 
 /// The fields of `ObjectMeta`: anything else under a resource's `metadata` is dropped.
 const OBJECT_META: &[&str] = &[

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::messages::{in_body, number, quote, type_name, unsupported};
 use super::path::Path;
-use super::report::Report;
+use crate::verify::report::Report;
 
 const RULE: &str = "sample.schema";
 const FIX: &str = "change the value to one the CRD's schema allows";

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::report::Report;
+use crate::verify::report::Report;
 
 /// What the rest of the checks need from the CRD version that serves the object.
 pub(crate) struct Target<'a> {

@@ -18,7 +18,9 @@ use super::report::Report;
 use super::schema::{Level, NodeCx, is_true, type_of};
 
 const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
-const RESERVED: &[&str] = &[
+/// CEL reserved words: a property with one of these names is seen as `__name__` (the API
+/// server's escaping, R70).
+pub(crate) const RESERVED: &[&str] = &[
     "true",
     "false",
     "null",

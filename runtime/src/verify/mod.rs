@@ -39,14 +39,14 @@
 //! assert_eq!(findings[0].path, "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type");
 //! ```
 
-mod cel;
+pub(crate) mod cel;
 mod conversion;
 mod defaults;
-mod dns;
+pub(crate) mod dns;
 mod document;
 mod names;
 mod printer_columns;
-mod report;
+pub(crate) mod report;
 mod rules;
 mod schema;
 mod selectable_fields;
