@@ -182,12 +182,16 @@ entry("structural.junctor", [(E, "structural.junctor", SP + ".properties[mode].o
       setp(mode={"type": "string", "oneOf": [{"type": "string", "pattern": "^a"}, {"pattern": "^b"}]}),
       setp(mode={"type": "string", "oneOf": [{"pattern": "^a"}, {"pattern": "^b"}]}), "the junctor has value checks only")
 def incomplete(declare):
+    # The API server checks completeness only for junctors reachable from the schema root
+    # (validateStructuralCompleteness); the status subresource would forbid a root anyOf.
     def f(d):
-        sspec(d)["anyOf"] = [{"required": ["f"]}, {"properties": {"f": {"minLength": 1}}}]
+        del ver(d)["subresources"]
+        del root(d)["properties"]["status"]
+        root(d)["anyOf"] = [{"required": ["f"]}, {"properties": {"f": {"minLength": 1}}}]
         if declare:
-            sprops(d)["f"] = {"type": "string"}
+            root(d)["properties"]["f"] = {"type": "string"}
     return f
-entry("structural.incomplete", [(E, "structural.incomplete", SP + ".properties[f]")], incomplete(False), incomplete(True), "f is declared")
+entry("structural.incomplete", [(E, "structural.incomplete", S + ".properties[f]")], incomplete(False), incomplete(True), "f is declared")
 entry("structural.preserve-unknown-fields-false", [(E, "structural.preserve-unknown-fields-false", SP + ".properties[config].x-kubernetes-preserve-unknown-fields")],
       setp(config={"type": "object", "x-kubernetes-preserve-unknown-fields": False}), setp(config={"type": "object", "x-kubernetes-preserve-unknown-fields": True}), "true")
 # --- extensions
@@ -244,7 +248,7 @@ entry("cel.message", [(E, "cel.message", R + ".message")], rules({"rule": "self.
 SIZE = lambda d: sprops(d)["size"]
 RS = SP + ".properties[size].x-kubernetes-validations[0]"
 entry("cel.message-expression", [(E, "cel.message-expression", RS + ".messageExpression")],
-      rules({"rule": "self > 0", "messageExpression": "self"}, node=SIZE), rules({"rule": "self > 0", "messageExpression": "'got ' + string(self)"}, node=SIZE), "the message expression is a string")
+      rules({"rule": "self > 0", "messageExpression": "self"}, node=SIZE), rules({"rule": "self > 0", "messageExpression": "'got %d'.format([self])"}, node=SIZE), "the message expression is a string")
 entry("cel.reason", [(E, "cel.reason", R + ".reason")], rules({"rule": "self.size >= 0", "reason": "Invalid"}), rules({"rule": "self.size >= 0", "reason": "FieldValueInvalid"}), "a FieldValue reason")
 entry("cel.field-path", [(E, "cel.field-path", R + ".fieldPath")], rules({"rule": "self.size >= 0", "fieldPath": ".b"}), rules({"rule": "self.size >= 0", "fieldPath": ".size"}), "the field path exists")
 entry("cel.syntax", [(E, "cel.syntax", R + ".rule")], rules({"rule": "self.size >"}), rules({"rule": "self.size > 0"}), "the rule parses")

@@ -99,7 +99,9 @@ fn walk(cx: &mut SchemaCx, node: &Value, path: &str, n: &NodeCx) {
         }
     }
     recurse(cx, obj, path, n);
-    if n.junctor.is_none() {
+    // The API server checks completeness only for the junctors of the schema root (and what
+    // they contain): validateStructuralCompleteness never descends into properties.
+    if n.junctor.is_none() && n.level == Level::Root {
         structural::check_completeness(cx, obj, path);
     }
 }

@@ -1,0 +1,283 @@
+//! `rop verify` against the real API server: for every CRD of the verifier corpus
+//! (`testdata/verify/{invalid,valid}`) and of `shared/testdata/crds-in-the-wild`, the server
+//! accepts the CRD exactly when `rop::verify::verify_crd` reports no error.
+//!
+//! Each CRD is created on kube-apiserver 1.36 (one server for the whole file) the way
+//! `kubectl create` sends it: with `fieldValidation=Strict`, so unknown fields are errors (the
+//! server's default for other clients only warns and drops them). The body is the typed
+//! `k8s_openapi` `CustomResourceDefinition` when that serialises back to the document as
+//! written, else the document itself (unknown fields, `null`s, another apiVersion: exactly what
+//! the typed model would hide); the answer is decoded as the typed CRD either way. Accepted
+//! CRDs are deleted through the typed `Api<CustomResourceDefinition>` and the test waits until
+//! they are gone (most corpus files share one name).
+//!
+//! Where the verdicts differ, the file must be listed in [`KNOWN_DIFFERENCES`] with the
+//! reason; a listed file that no longer differs fails the test too, so the list stays true.
+//! For rejections, the server's field paths (from the `Status` causes) are printed next to
+//! the verifier's, translated to the verifier's notation, as information.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, PostParams};
+use kube::core::Status;
+use kube::{Client, Resource};
+use rop_testenv::TestEnv;
+use serde_json::Value;
+
+/// Files whose server verdict differs from `rop verify`'s, and why. Keys are
+/// `<corpus>/<file name>` as printed in the table. Remove an entry once its cause is fixed
+/// (the test fails on entries that no longer differ).
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
+    // None: every difference found so far was fixed in `rop verify` or in the corpus.
+];
+
+/// What the server did with a CRD.
+#[derive(Debug)]
+enum Outcome {
+    Accepted,
+    Rejected { code: u16, reason: String, message: String, fields: Vec<String> },
+}
+
+impl Outcome {
+    fn accepted(&self) -> bool {
+        matches!(self, Outcome::Accepted)
+    }
+}
+
+/// One CRD document and what each side said about it.
+struct Case {
+    name: String,
+    via: &'static str,
+    outcome: Outcome,
+    verify_errors: Vec<(String, String)>,
+    verify_warnings: usize,
+}
+
+fn yaml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// `(corpus, folder)` pairs; the shared folder may be absent.
+fn corpora() -> Vec<(&'static str, PathBuf)> {
+    let mut out = vec![
+        ("invalid", Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify/invalid")),
+        ("valid", Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify/valid")),
+    ];
+    let wild = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/crds-in-the-wild"));
+    if wild.is_dir() {
+        out.push(("wild", wild));
+    } else {
+        println!(
+            "skipped: the crds-in-the-wild corpus ({}) is missing; checking the verify corpus only",
+            wild.display()
+        );
+    }
+    out
+}
+
+/// The document exactly as the typed model would send it, if that is the document as written.
+fn typed(doc: &Value) -> Option<CustomResourceDefinition> {
+    let crd: CustomResourceDefinition = serde_json::from_value(doc.clone()).ok()?;
+    (serde_json::to_value(&crd).ok()? == *doc).then_some(crd)
+}
+
+fn rejected(status: &Status) -> Outcome {
+    let fields = status
+        .details
+        .as_ref()
+        .map(|d| d.causes.iter().filter(|c| !c.field.is_empty()).map(|c| c.field.clone()).collect())
+        .unwrap_or_default();
+    Outcome::Rejected { code: status.code, reason: status.reason.clone(), message: status.message.clone(), fields }
+}
+
+/// Creates the CRD as `kubectl create` does: with `fieldValidation=Strict`, so an unknown or
+/// misplaced field is an error rather than a warning. The body is the typed
+/// `CustomResourceDefinition` when that is the document as written ("typed"), else the
+/// document itself ("raw").
+async fn create(client: &Client, doc: &Value) -> (Outcome, &'static str) {
+    let (body, via) = match typed(doc) {
+        Some(crd) => (serde_json::to_vec(&crd).unwrap(), "typed"),
+        None => (serde_json::to_vec(doc).unwrap(), "raw"),
+    };
+    // kube's PostParams has no fieldValidation; without it the server only warns about
+    // unknown fields and drops them (kube's `Api::create` would accept such a CRD).
+    let url = CustomResourceDefinition::url_path(&(), None);
+    let request = kube::core::Request::new(url).create(&PostParams::default(), body).unwrap();
+    let (mut parts, body) = request.into_parts();
+    let uri = parts.uri.to_string();
+    let sep = if uri.contains('?') { '&' } else { '?' };
+    parts.uri = format!("{uri}{sep}fieldValidation=Strict").parse().unwrap();
+    let outcome = match client.request::<CustomResourceDefinition>(http::Request::from_parts(parts, body)).await {
+        Ok(created) => {
+            assert_eq!(created.metadata.name.as_ref(), doc["metadata"]["name"].as_str().map(String::from).as_ref());
+            Outcome::Accepted
+        }
+        Err(kube::Error::Api(status)) => rejected(&status),
+        Err(e) => panic!("creating {}: {e}", doc["metadata"]["name"]),
+    };
+    (outcome, via)
+}
+
+/// Deletes the CRD and waits until it is gone, so the next file can reuse the name.
+async fn delete(client: &Client, name: &str) {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    api.delete(name, &DeleteParams::default()).await.unwrap_or_else(|e| panic!("deleting {name}: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while api.get_opt(name).await.unwrap().is_some() {
+        assert!(Instant::now() < deadline, "{name} was not deleted within 60s");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// The server's field path in the verifier's notation: the server validates the internal
+/// (hoisted) form, where a schema, subresources or printer columns shared by all versions
+/// live under `spec.` and printer columns say `JSONPath`.
+fn normalise(field: &str) -> String {
+    let mut f = field.to_string();
+    for (from, to) in [
+        ("spec.validation.openAPIV3Schema", "spec.versions[0].schema.openAPIV3Schema"),
+        ("spec.subresources", "spec.versions[0].subresources"),
+        ("spec.additionalPrinterColumns", "spec.versions[0].additionalPrinterColumns"),
+        ("spec.selectableFields", "spec.versions[0].selectableFields"),
+        ("spec.conversion.webhookClientConfig", "spec.conversion.webhook.clientConfig"),
+        ("spec.conversion.conversionReviewVersions", "spec.conversion.webhook.conversionReviewVersions"),
+    ] {
+        if let Some(rest) = f.strip_prefix(from) {
+            f = format!("{to}{rest}");
+        }
+    }
+    f.replace(".JSONPath", ".jsonPath")
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    let s = s.replace('\n', " ");
+    if s.chars().count() <= max { s } else { format!("{}…", s.chars().take(max).collect::<String>()) }
+}
+
+#[test]
+fn server_accepts_exactly_what_verify_accepts() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let client = env.client();
+    let version = env.block_on(client.apiserver_version()).unwrap();
+    println!("server {} (ready in {:?})", version.git_version, env.startup_time());
+
+    let started = Instant::now();
+    let mut cases = Vec::new();
+    for (corpus, dir) in corpora() {
+        for file in yaml_files(&dir) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let docs = rop::verify::yaml_documents(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
+            for (index, doc) in docs.iter().filter(|(_, d)| rop::verify::is_crd(d)) {
+                let name = if docs.len() > 1 {
+                    format!("{corpus}/{file_name}#{index}")
+                } else {
+                    format!("{corpus}/{file_name}")
+                };
+                let findings = rop::verify::verify_crd(doc);
+                let verify_errors: Vec<(String, String)> =
+                    findings.iter().filter(|f| f.is_error()).map(|f| (f.rule.to_string(), f.path.clone())).collect();
+                let verify_warnings = findings.len() - verify_errors.len();
+                let (outcome, via) = env.block_on(async {
+                    let (outcome, via) = tokio::time::timeout(Duration::from_secs(60), create(&client, doc))
+                        .await
+                        .unwrap_or_else(|_| panic!("{name}: no answer within 60s"));
+                    if outcome.accepted() {
+                        delete(&client, doc["metadata"]["name"].as_str().unwrap()).await;
+                    }
+                    (outcome, via)
+                });
+                cases.push(Case { name, via, outcome, verify_errors, verify_warnings });
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+
+    // Every case, one line each.
+    println!("\n{:<58} {:<6} {:<24} {:<7} verify errors (warnings)", "file", "via", "server", "verify");
+    for c in &cases {
+        let server = match &c.outcome {
+            Outcome::Accepted => "accepted".to_string(),
+            Outcome::Rejected { code, reason, .. } => format!("rejected {code} {reason}"),
+        };
+        let verify = if c.verify_errors.is_empty() { "ok" } else { "error" };
+        let rules: Vec<&str> = c.verify_errors.iter().map(|(r, _)| r.as_str()).collect();
+        println!(
+            "{:<58} {:<6} {:<24} {:<7} {} ({})",
+            c.name,
+            c.via,
+            server,
+            verify,
+            rules.join(","),
+            c.verify_warnings
+        );
+    }
+
+    // Rejections: the server's paths next to the verifier's.
+    println!("\npaths of rejected CRDs (server paths in verify's notation; = same set, ~ overlap, ≠ disjoint)");
+    let (mut same, mut overlap, mut disjoint) = (0, 0, 0);
+    for c in &cases {
+        let Outcome::Rejected { fields, message, .. } = &c.outcome else { continue };
+        let server: BTreeSet<String> = fields.iter().map(|f| normalise(f)).collect();
+        let verify: BTreeSet<String> = c.verify_errors.iter().map(|(_, p)| p.clone()).collect();
+        let mark = if server == verify {
+            same += 1;
+            "="
+        } else if !server.is_disjoint(&verify) {
+            overlap += 1;
+            "~"
+        } else {
+            disjoint += 1;
+            "≠"
+        };
+        println!("{mark} {}", c.name);
+        if mark != "=" {
+            println!("    server: {}", if server.is_empty() { shorten(message, 160) } else { format!("{server:?}") });
+            println!("    verify: {verify:?}");
+        }
+    }
+    println!("paths: {same} same, {overlap} overlapping, {disjoint} disjoint");
+
+    // Verdict mismatches.
+    let mismatches: Vec<&Case> = cases.iter().filter(|c| c.outcome.accepted() != c.verify_errors.is_empty()).collect();
+    println!("\nverdict mismatches: {} of {} CRDs ({elapsed:?} on the server)", mismatches.len(), cases.len());
+    println!("{:<58} {:<48} {:<40} known", "file", "server", "verify");
+    for c in &mismatches {
+        let server = match &c.outcome {
+            Outcome::Accepted => "accepted".to_string(),
+            Outcome::Rejected { code, message, .. } => format!("{code}: {}", shorten(message, 44)),
+        };
+        let verify = if c.verify_errors.is_empty() {
+            "no error".to_string()
+        } else {
+            c.verify_errors.iter().map(|(r, p)| format!("{r} {p}")).collect::<Vec<_>>().join("; ")
+        };
+        let known = KNOWN_DIFFERENCES.iter().find(|(n, _)| *n == c.name).map_or("NO", |(_, why)| why);
+        println!("{:<58} {:<48} {:<40} {known}", c.name, server, shorten(&verify, 40));
+    }
+    for c in &mismatches {
+        if let Outcome::Rejected { message, .. } = &c.outcome {
+            println!("{}: the server said: {}", c.name, shorten(message, 600));
+        }
+    }
+
+    let unexplained: Vec<&str> =
+        mismatches.iter().map(|c| c.name.as_str()).filter(|n| !KNOWN_DIFFERENCES.iter().any(|(k, _)| k == n)).collect();
+    let stale: Vec<&str> = KNOWN_DIFFERENCES
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| cases.iter().any(|c| c.name == *k) && !mismatches.iter().any(|c| c.name == *k))
+        .collect();
+    assert!(unexplained.is_empty(), "the server and rop verify disagree on {unexplained:?} (see the table above)");
+    assert!(stale.is_empty(), "KNOWN_DIFFERENCES lists files that no longer differ: {stale:?}");
+    assert!(cases.len() >= 202, "only {} CRDs checked", cases.len());
+}
