@@ -13,54 +13,64 @@ log() { printf '\n==> %s\n' "$*" >&2; }
 # Times each CMD RUNS times after WARMUP untimed runs, running PREP (untimed) before every run
 # of its CMD. Commands run through `bash -c` in the current folder and environment; their
 # output is discarded and a failing exit code is ignored (rop verify exits 1 on findings).
-# Writes $OUT/ID.tsv: name median min max runs (seconds).
+# Writes $OUT/ID.tsv: name, median wall, min, max, runs, cpu (user + system) seconds.
 #
-# With hyperfine (and BENCH_TIMER unset or "hyperfine") hyperfine does the timing, all runs
-# of one command then the next; otherwise the runs are interleaved (1,2,1,2,...) so drift on
-# a noisy machine hits every command alike.
+# Uses hyperfine when $TIMER is "hyperfine" (all runs of one command, then the next);
+# otherwise plain repetition, interleaved.
 measure() {
+  if [ "$TIMER" = hyperfine ]; then measure_hyperfine "$@"; else measure_interleaved "$@"; fi
+}
+
+measure_hyperfine() {
   local id=$1 runs=$2 warmup=$3
   shift 3
-  local names=() preps=() cmds=()
+  local names=() preps=() cmds=() i
   while (($#)); do
     names+=("$1"); preps+=("${2:-true}"); cmds+=("$3"); shift 3
   done
-  local n=${#names[@]} i r
-  if [ "$TIMER" = hyperfine ]; then
-    local args=(--runs "$runs" --warmup "$warmup" --ignore-failure --shell=bash --style=basic
-      --export-json "$OUT/$id.json")
-    for ((i = 0; i < n; i++)); do args+=(--prepare "${preps[i]}"); done
-    for ((i = 0; i < n; i++)); do args+=(--command-name "${names[i]}"); done
-    hyperfine "${args[@]}" "${cmds[@]}" >"$OUT/$id.hyperfine.txt" 2>&1 || {
-      cat "$OUT/$id.hyperfine.txt" >&2
-      return 1
-    }
-    $STATS hyperfine "$OUT/$id.json" >"$OUT/$id.tsv"
-  else
-    local -a times
-    for ((i = 0; i < n; i++)); do times[i]=""; done
-    for ((r = 0; r < warmup + runs; r++)); do
-      for ((i = 0; i < n; i++)); do
-        bash -c "${preps[i]}" >/dev/null 2>&1
-        local t0=$EPOCHREALTIME
-        bash -c "${cmds[i]}" >/dev/null 2>&1
-        local t1=$EPOCHREALTIME
-        if ((r >= warmup)); then
-          times[i]+=" $(python3 -c "print($t1 - $t0)")"
-        fi
-      done
+  local args=(--runs "$runs" --warmup "$warmup" --ignore-failure --shell=bash --style=basic
+    --export-json "$OUT/$id.json")
+  for ((i = 0; i < ${#names[@]}; i++)); do args+=(--prepare "${preps[i]}"); done
+  for ((i = 0; i < ${#names[@]}; i++)); do args+=(--command-name "${names[i]}"); done
+  hyperfine "${args[@]}" "${cmds[@]}" >"$OUT/$id.hyperfine.txt" 2>&1 || {
+    cat "$OUT/$id.hyperfine.txt" >&2
+    return 1
+  }
+  $STATS hyperfine "$OUT/$id.json" >"$OUT/$id.tsv"
+  cat "$OUT/$id.tsv" >&2
+}
+
+# The same, by plain repetition with runs interleaved (1,2,3,1,2,3,...), so that load from
+# other processes on a shared machine falls on every command alike. Used for builds, which
+# take seconds, whatever $TIMER is.
+measure_interleaved() {
+  local id=$1 runs=$2 warmup=$3
+  shift 3
+  local names=() preps=() cmds=() i r
+  while (($#)); do
+    names+=("$1"); preps+=("${2:-true}"); cmds+=("$3"); shift 3
+  done
+  local n=${#names[@]}
+  for ((i = 0; i < n; i++)); do : >"$OUT/$id.$i.runs"; done
+  for ((r = 0; r < warmup + runs; r++)); do
+    for ((i = 0; i < n; i++)); do
+      bash -c "${preps[i]}" >/dev/null 2>&1 || { echo "error: $id: prepare failed: ${preps[i]}" >&2; return 1; }
+      local m
+      m=$($STATS run -- bash -c "${cmds[i]}")
+      ((r < warmup)) || echo "$m" >>"$OUT/$id.$i.runs"
     done
-    : >"$OUT/$id.tsv"
-    # shellcheck disable=SC2086
-    for ((i = 0; i < n; i++)); do $STATS times "${names[i]}" ${times[i]} >>"$OUT/$id.tsv"; done
-  fi
+  done
+  : >"$OUT/$id.tsv"
+  for ((i = 0; i < n; i++)); do $STATS times "${names[i]}" "$OUT/$id.$i.runs" >>"$OUT/$id.tsv"; done
   cat "$OUT/$id.tsv" >&2
 }
 
 # median ID NAME: the median seconds of NAME in measurement ID.
 median() { awk -F'\t' -v n="$2" '$1 == n { print $2 }' "$OUT/$1.tsv"; }
+# cpu ID NAME: user + system seconds of NAME (median, or hyperfine's mean).
+cpu() { awk -F'\t' -v n="$2" '$1 == n { print $6 }' "$OUT/$1.tsv"; }
 # spread ID NAME: "min–max" seconds.
-spread() { awk -F'\t' -v n="$2" '$1 == n { printf "%s–%s s, %s runs", $3, $4, $5 }' "$OUT/$1.tsv"; }
+spread() { awk -F'\t' -v n="$2" '$1 == n { printf "%.3f–%.3f s, %s runs", $3, $4, $5 }' "$OUT/$1.tsv"; }
 
 # peak_rss_kb CMD: peak resident memory in KiB of `bash -c CMD` and every process it runs
 # (GNU time's maximum resident set size; wait4 through python when GNU time is absent).

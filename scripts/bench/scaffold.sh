@@ -7,7 +7,8 @@ rop=$1 dir=$2
 rm -rf "$dir"
 mkdir -p "$dir"
 cd "$dir"
-"$rop" --quiet init --domain example.com --repo github.com/example/bench-operator
+# shellcheck disable=SC2086 # ROP_INIT_ARGS: extra init flags, e.g. --rop-path DIR
+"$rop" --quiet init --domain example.com --repo github.com/example/bench-operator ${ROP_INIT_ARGS:-}
 "$rop" --quiet create api --group cache --version v1alpha1 --kind Memcached
 "$rop" --quiet create api --group cache --version v1alpha1 --kind Redis
 "$rop" --quiet create api --group cache --version v1alpha1 --kind Guestbook
