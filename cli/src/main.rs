@@ -88,12 +88,16 @@ fn main() -> ExitCode {
         Commands::Create(Create::Api(args)) => commands::create_api::run(&project::find_root(&root), args),
         Commands::Alpha(Alpha::Generate(args)) => commands::alpha_generate::run(&root, args),
         Commands::Completion { shell } => {
-            clap_complete::generate(*shell, &mut Cli::command(), "rop", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "rop", &mut script);
+            ui::out(&String::from_utf8_lossy(&script));
             Ok(())
         }
         Commands::Version => {
-            println!("rop {}", env!("CARGO_PKG_VERSION"));
-            println!("generated projects: kube 4.2, k8s-openapi 0.28 (Kubernetes 1.36)");
+            ui::out(&format!(
+                "rop {}\ngenerated projects: kube 4.2, k8s-openapi 0.28 (Kubernetes 1.36)",
+                env!("CARGO_PKG_VERSION")
+            ));
             Ok(())
         }
         Commands::Edit(args) => commands::edit::run(&project::find_root(&root), args),

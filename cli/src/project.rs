@@ -107,13 +107,13 @@ impl Project {
     /// The first recorded file that is missing, with how to repair the contradiction.
     pub fn check_tree(&self, root: &Path) -> anyhow::Result<()> {
         for r in &self.resources {
-            let snake = heck::ToSnakeCase::to_snake_case(r.kind.as_str());
+            let k = crate::scaffold::resource::KindNames::of(self, r);
             let mut files = Vec::new();
             if r.api.is_some() {
-                files.push(format!("api/src/{}/{snake}.rs", r.version));
+                files.push(format!("{}/{}.rs", k.api_dir(), k.snake));
             }
             if r.controller {
-                files.push(format!("src/controller/{snake}.rs"));
+                files.push(format!("src/controller/{}.rs", k.controller_module()));
             }
             if let Some(missing) = files.iter().find(|f| !root.join(f).is_file()) {
                 bail!(

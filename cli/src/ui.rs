@@ -31,11 +31,16 @@ pub fn quiet() -> bool {
 /// Prints a result line (file summaries, "Next: ..."), unless `--quiet`.
 pub fn info(text: &str) {
     if !quiet() {
-        print!("{text}");
-        if !text.ends_with('\n') {
-            println!();
-        }
+        out(text);
     }
+}
+
+/// Writes `text` (with a final newline) to stdout. A closed pipe (`rop version | head -1`) is
+/// not an error worth a panic: the reader has what it wanted.
+pub fn out(text: &str) {
+    use std::io::Write;
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    let _ = write!(std::io::stdout().lock(), "{text}{newline}");
 }
 
 /// Prints a detail line on stderr with `--verbose` only.

@@ -139,7 +139,7 @@ fn memcached_operator_builds_tests_and_validates() {
     assert!(stderr.contains("config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): error[schema.pattern] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].pattern"), "{stderr}");
     assert!(
         stderr.contains(
-            "warning: config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): warning[lint.float]"
+            "\nconfig/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): warning[lint.float]"
         ),
         "{stderr}"
     );

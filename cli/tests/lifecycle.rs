@@ -38,7 +38,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 fn alpha_generate_replays_the_project_into_an_identical_tree() {
     let (tmp, dir) = project();
     let out = rop_ok(&dir, &["alpha", "generate", "--output-dir", "../next"]);
-    assert!(out.ends_with("Re-scaffolded op with 3 resource(s) into ../next.\nNext: compare with `diff -r . ../next` and move your code over\n"), "{out}");
+    assert!(out.ends_with("Re-scaffolded op with 3 resource(s) into ../next.\nNext: compare with `diff -r --exclude=.git . ../next` and move your code over\n"), "{out}");
     pretty_assertions::assert_eq!(tree(&tmp.path().join("next")), tree(&dir));
 }
 
@@ -197,11 +197,17 @@ fn multigroup_puts_new_groups_in_their_own_folders() {
     let manifests = std::fs::read_to_string(dir.join("api/src/bin/manifests.rs")).unwrap();
     assert!(manifests.contains("use op_api::apps::v1 as apps_v1;\n"), "{manifests}");
     assert!(manifests.contains("rop::manifests::kind::<apps_v1::Backup>(\"apps::v1::Backup\"),\n"), "{manifests}");
+    // A further kind in yet another group, then a re-scaffold that keeps every kind's layout.
+    rop_ok(&dir, &["create", "api", "--group", "ship", "--version", "v1", "--kind", "Frigate"]);
+    rop_ok(&dir, &["alpha", "generate", "--output-dir", "../copy"]);
+    pretty_assertions::assert_eq!(tree(&dir.join("../copy")), tree(&dir));
+    rop_ok(&dir, &["delete", "api", "--group", "ship", "--version", "v1", "--kind", "Frigate"]);
     let out = rop(&dir, &["edit", "--multigroup=false"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "error: the project has 2 groups (apps, cache): it stays multigroup; delete the APIs of all but one group first\n"
     );
+    assert_eq!(rop_ok(&dir, &["edit", "--multigroup"]), "Nothing changed: the project already has these settings\n");
     rop_ok(&dir, &["delete", "api", "--group", "apps", "--version", "v1", "--kind", "Backup"]);
     pretty_assertions::assert_eq!(tree(&dir), after_edit);
     rop_ok(&dir, &["edit", "--multigroup=false"]);

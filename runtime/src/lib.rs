@@ -8,14 +8,19 @@
 //! - [`crd`]: one `CustomResourceDefinition` per kind, all versions merged, one storage version;
 //! - [`rbac`]: the RBAC rules controllers need, normalised the way controller-gen does;
 //! - [`manifests`]: the generator entry point a project's `manifests` binary calls, and the
-//!   assembly of the files `rop generate` writes under `config/`.
+//!   assembly of the files `rop generate` writes under `config/`;
+//! - with the `verify` feature (the `rop` CLI turns it on; generated projects do not compile
+//!   it): `verify`, the API server's CRD rules, and `samples`, custom objects checked against
+//!   their CRD.
 
 pub mod crd;
 pub mod manifests;
 pub mod rbac;
 mod resource;
+#[cfg(feature = "verify")]
 pub mod samples;
 pub mod schema;
+#[cfg(feature = "verify")]
 pub mod verify;
 pub mod yaml;
 

@@ -58,14 +58,44 @@ pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
         bail!("{} is not empty: give --output-dir a new or empty folder", args.output_dir.display());
     }
     let settings = Settings {
-        project: Project { resources: vec![], ..project.clone() },
+        project: Project { resources: vec![], multigroup: false, ..project.clone() },
         header: resource::header_of(&input),
         license: license(&input),
         rop_dependency: rop_dependency(&input)?,
     };
+    let existed = output.exists();
     std::fs::create_dir_all(&output).with_context(|| format!("cannot create {}", args.output_dir.display()))?;
-    init::scaffold(&output, &settings, false, false)?;
+    if let Err(e) = replay(&output, &settings, &project) {
+        // Leave nothing half-written: the folder goes back to how it was (absent or empty).
+        if existed {
+            for entry in std::fs::read_dir(&output).into_iter().flatten().flatten() {
+                let path = entry.path();
+                let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+            }
+        } else {
+            std::fs::remove_dir_all(&output).ok();
+        }
+        return Err(e);
+    }
+    ui::info(&format!(
+        "Re-scaffolded {} with {} resource(s) into {}.\nNext: compare with `diff -r --exclude=.git {} {}` and move your code over",
+        project.project_name,
+        project.resources.len(),
+        args.output_dir.display(),
+        args.input_dir.display(),
+        args.output_dir.display()
+    ));
+    Ok(())
+}
+
+/// `init`, then every resource's `create api` in PROJECT order, each in the layout it was
+/// created in (single-group kinds of a project later made multigroup stay where they were).
+fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Result<()> {
+    init::scaffold(output, settings, false, false)?;
     for r in &project.resources {
+        let mut current = Project::load(output)?;
+        current.multigroup = resource::KindNames::of(project, r).multigroup;
+        std::fs::write(output.join(crate::project::FILE), current.to_text())?;
         ui::detail(&format!("replaying create api --group {} --version {} --kind {}", r.group, r.version, r.kind));
         let replay = CreateApiArgs {
             group: r.group.clone(),
@@ -78,15 +108,10 @@ pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
             force: false,
             dry_run: false,
         };
-        create_api::run(&output, &replay)?;
+        create_api::run(output, &replay)?;
     }
-    ui::info(&format!(
-        "Re-scaffolded {} with {} resource(s) into {}.\nNext: compare with `diff -r {} {}` and move your code over",
-        project.project_name,
-        project.resources.len(),
-        args.output_dir.display(),
-        args.input_dir.display(),
-        args.output_dir.display()
-    ));
+    let mut done = Project::load(output)?;
+    done.multigroup = project.multigroup;
+    std::fs::write(output.join(crate::project::FILE), done.to_text())?;
     Ok(())
 }

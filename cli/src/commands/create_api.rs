@@ -202,7 +202,11 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
         None => project.resources.push(resource),
     }
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
-    plan.format_rust(|source| rustfmt::format(root, source));
+    if !plan.format_rust(|sources| rustfmt::format_all(root, sources)) {
+        crate::ui::warning(
+            "rustfmt did not run (is it installed? `rustup component add rustfmt`): Rust files are written unformatted; run `cargo fmt`",
+        );
+    }
 
     if args.dry_run {
         ui::info(&format!("rop create api would write:\n{}", plan::dry_run_report(&plan.check(args.force)?)));

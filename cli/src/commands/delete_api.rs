@@ -38,7 +38,11 @@ pub struct DeleteApiArgs {
 
 /// `path` formatted the way rop wrote it (rustfmt for Rust files).
 fn as_written(root: &Path, path: &str, text: String) -> String {
-    if path.ends_with(".rs") { rustfmt::format(root, &text).unwrap_or(text) } else { text }
+    let mut text = text;
+    if path.ends_with(".rs") {
+        rustfmt::format_all(root, &mut [&mut text]);
+    }
+    text
 }
 
 /// Runs `rop delete api` in the project at `root`.
@@ -132,7 +136,11 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     }
 
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
-    plan.format_rust(|source| rustfmt::format(root, source));
+    if !plan.format_rust(|sources| rustfmt::format_all(root, sources)) {
+        crate::ui::warning(
+            "rustfmt did not run (is it installed? `rustup component add rustfmt`): Rust files are written unformatted; run `cargo fmt`",
+        );
+    }
 
     if args.dry_run {
         ui::info(&format!("rop delete api would change:\n{}", plan::dry_run_report(&plan.check(args.force)?)));

@@ -90,15 +90,24 @@ pub fn run(root: &Path, args: &EditArgs) -> anyhow::Result<()> {
     }
     let entries = plan.write(args.force)?;
     let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
-    ui::info(&plan::summary(&changed));
-    if new.namespaced != old.namespaced {
+    if !changed.is_empty() {
+        ui::info(&plan::summary(&changed));
+    }
+    if new == old {
+        ui::info("Nothing changed: the project already has these settings");
+    } else if new.namespaced != old.namespaced {
         ui::info(if new.namespaced {
             "The manager now watches only its own namespace (WATCH_NAMESPACE). Cluster-scoped kinds cannot be watched with a Role.\nNext: run `rop generate` to write config/rbac/role.yaml as a Role"
         } else {
             "The manager now watches every namespace.\nNext: run `rop generate` to write config/rbac/role.yaml as a ClusterRole"
         });
-    } else {
-        ui::info("Next: `rop create api` puts new APIs in the new layout");
+    }
+    if new.multigroup != old.multigroup {
+        ui::info(if new.multigroup {
+            "Next: `rop create api` puts new APIs under api/src/<group>/<version>/ (existing ones stay where they are)"
+        } else {
+            "Next: `rop create api` puts new APIs under api/src/<version>/"
+        });
     }
     Ok(())
 }

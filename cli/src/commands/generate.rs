@@ -48,13 +48,9 @@ fn run_generator(root: &Path, project: &Project) -> anyhow::Result<String> {
 /// Prints `finding` about `source` (an error plainly, a warning as a warning); returns 1 for an
 /// error, 0 for a warning.
 fn print_finding(source: &str, finding: &rop::verify::Finding) -> usize {
-    if finding.is_error() {
-        eprintln!("{source}: {finding}");
-        1
-    } else {
-        ui::warning(&format!("{source}: {finding}"));
-        0
-    }
+    // The finding starts with its own `error[...]` / `warning[...]`.
+    eprintln!("{source}: {finding}");
+    usize::from(finding.is_error())
 }
 
 /// Runs `rop verify`'s checks on every generated CRD and reports each finding against the Rust
@@ -113,8 +109,8 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
     for sample in samples {
         let shown = format!("config/samples/{}", sample.file_name().unwrap_or_default().to_string_lossy());
         let text = std::fs::read_to_string(&sample).with_context(|| format!("cannot read {shown}"))?;
-        let findings =
-            rop::samples::validate_yaml(&crds, &text).with_context(|| format!("{shown} is not valid YAML"))?;
+        let findings = rop::samples::validate_yaml(&crds, &text).with_context(|| shown.clone())?;
+        errors += unknown_kinds(&crds, &shown, &text);
         for (_, finding) in findings {
             errors += print_finding(&shown, &finding);
         }
@@ -123,6 +119,58 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
         bail!(
             "{errors} sample problem{} the API server would reject (listed above); fix the samples or the types, then run `rop generate` again; nothing was written",
             if errors == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
+}
+
+/// Objects in `text` whose group is one of the project's but whose kind no generated CRD has
+/// (a misspelled kind): the API server would answer "no matches for kind". Returns how many.
+fn unknown_kinds(crds: &[serde_json::Value], shown: &str, text: &str) -> usize {
+    let Ok(docs) = rop::verify::yaml_documents(text) else { return 0 };
+    let mut errors = 0;
+    for (_, doc) in docs {
+        let (Some(api_version), Some(kind)) = (doc["apiVersion"].as_str(), doc["kind"].as_str()) else { continue };
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        let in_group: Vec<&str> = crds
+            .iter()
+            .filter(|c| c["spec"]["group"] == group)
+            .filter_map(|c| c["spec"]["names"]["kind"].as_str())
+            .collect();
+        if !in_group.is_empty() && !in_group.contains(&kind) {
+            eprintln!(
+                "{shown}: error[sample.kind] kind: no matches for kind \"{kind}\" in version \"{api_version}\" (fix: use one of the group's kinds: {})",
+                in_group.join(", ")
+            );
+            errors += 1;
+        }
+    }
+    errors
+}
+
+/// Checks that the generator reported exactly the kinds PROJECT lists. Cargo decides whether to
+/// rebuild it from file times, so a copied project sharing a target folder can run another
+/// copy's stale generator; its output must not be written.
+fn check_bundle_matches_project(project: &Project, bundle: &rop::manifests::Bundle) -> anyhow::Result<()> {
+    let reported: std::collections::BTreeSet<(String, String, String)> = bundle
+        .kinds
+        .iter()
+        .map(|k| (k.crd.spec.group.clone(), k.crd.spec.versions[0].name.clone(), k.crd.spec.names.kind.clone()))
+        .collect();
+    let listed: std::collections::BTreeSet<(String, String, String)> = project
+        .resources
+        .iter()
+        .filter(|r| r.api.is_some())
+        .map(|r| (r.full_group(), r.version.clone(), r.kind.clone()))
+        .collect();
+    if reported != listed {
+        let show = |set: &std::collections::BTreeSet<(String, String, String)>| {
+            set.iter().map(|(g, v, k)| format!("{g}/{v} {k}")).collect::<Vec<_>>().join(", ")
+        };
+        bail!(
+            "the manifests generator reported [{}] but PROJECT lists [{}]: cargo ran an out-of-date build (a copied project sharing a target folder?) or api/src/bin/manifests.rs lost a kind; run `touch api/src/bin/manifests.rs` and `rop generate` again, and check that every kind is listed there",
+            show(&reported),
+            show(&listed)
         );
     }
     Ok(())
@@ -139,6 +187,7 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
     let bundle: rop::manifests::Bundle = serde_json::from_str(stdout.trim()).with_context(|| {
         format!("the manifests generator printed something that is not a manifests bundle: {:.200}", stdout.trim())
     })?;
+    check_bundle_matches_project(&project, &bundle)?;
     let files = rop::manifests::assemble(&bundle, project.namespaced).map_err(|e| match &e {
         // Name the Rust types of the kind, so the user knows which files to fix.
         rop::manifests::AssembleError::Merge(merge) => {

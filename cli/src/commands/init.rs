@@ -171,7 +171,11 @@ pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) ->
         plan.file(path, templates.render(&name, &context)?, if_exists);
     }
     plan.file(project::FILE, project.to_text(), IfExists::Refuse);
-    plan.format_rust(|source| crate::rustfmt::format(root, source));
+    if !plan.format_rust(|sources| crate::rustfmt::format_all(root, sources)) {
+        crate::ui::warning(
+            "rustfmt did not run (is it installed? `rustup component add rustfmt`): Rust files are written unformatted; run `cargo fmt`",
+        );
+    }
 
     if dry_run {
         ui::info(&format!("rop init would write:\n{}", plan::dry_run_report(&plan.check(force)?)));

@@ -41,15 +41,15 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
         let shown = file.display().to_string();
         let full = if file.is_absolute() { file.clone() } else { root.join(file) };
         match verify_file(&full, &shown, &mut totals) {
-            Ok(lines) => lines.iter().for_each(|l| println!("{l}")),
+            Ok(lines) => lines.iter().for_each(|l| crate::ui::out(l)),
             Err(e) => {
-                println!("{shown}: error: {e:#}");
+                crate::ui::out(&format!("{shown}: error: {e:#}"));
                 unreadable.push(shown);
             }
         }
         totals.files += 1;
     }
-    println!(
+    crate::ui::out(&format!(
         "{} file{}, {} CRD{}: {} error{}, {} warning{}",
         totals.files,
         plural(totals.files),
@@ -59,7 +59,7 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
         plural(totals.errors),
         totals.warnings,
         plural(totals.warnings)
-    );
+    ));
     if !unreadable.is_empty() {
         bail!("could not read {}", unreadable.join(", "));
     }

@@ -79,16 +79,15 @@ impl Plan {
         self.files.insert(path.into(), Planned { content: None, if_exists, expected });
     }
 
-    /// Passes every planned `.rs` file through `format` (rustfmt); a `None` keeps the text.
-    pub fn format_rust(&mut self, format: impl Fn(&str) -> Option<String>) {
-        for (path, planned) in self.files.iter_mut() {
-            if path.ends_with(".rs")
-                && let Some(content) = &planned.content
-                && let Some(formatted) = format(content)
-            {
-                planned.content = Some(formatted);
-            }
-        }
+    /// Passes every planned `.rs` file through `format` (one rustfmt run for all of them).
+    pub fn format_rust(&mut self, format: impl FnOnce(&mut [&mut String]) -> bool) -> bool {
+        let mut sources: Vec<&mut String> = self
+            .files
+            .iter_mut()
+            .filter(|(path, _)| path.ends_with(".rs"))
+            .filter_map(|(_, planned)| planned.content.as_mut())
+            .collect();
+        format(&mut sources)
     }
 
     /// The content `path` will have after the plan: planned, else on disk, else `None`.

@@ -102,6 +102,12 @@ pub struct Finding {
     pub fix: String,
 }
 
+impl From<serde_yaml::Error> for VerifyError {
+    fn from(e: serde_yaml::Error) -> Self {
+        VerifyError::Yaml(e.to_string())
+    }
+}
+
 impl fmt::Display for Finding {
     /// `error[rule-id] <path>: <message> (fix: <hint>)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -121,7 +127,11 @@ impl Finding {
 pub enum VerifyError {
     /// The text is not valid YAML.
     #[error("not valid YAML: {0}")]
-    Yaml(#[from] serde_yaml::Error),
+    Yaml(
+        // The parser's message, not the error itself: as a `source` it would be printed twice
+        // in an error chain.
+        String,
+    ),
     /// A document is valid YAML but cannot be represented as JSON (for example a map with
     /// non-string keys).
     #[error("document {index} cannot be represented as JSON: {source}")]
