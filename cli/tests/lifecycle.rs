@@ -96,6 +96,21 @@ fn dry_run_writes_nothing_and_shows_the_diff() {
 }
 
 #[test]
+fn dry_run_of_a_refused_plan_fails_like_the_real_run() {
+    let (_tmp, dir) = project();
+    std::fs::write(dir.join("config/samples/cache_v1_redis.yaml"), "mine\n").unwrap();
+    let before = tree(&dir);
+    let out = rop(&dir, &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Redis", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("  refused   config/samples/cache_v1_redis.yaml\n"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: refusing to overwrite config/samples/cache_v1_redis.yaml (already exists and differs): pass --force to replace it, losing its edits\n"
+    );
+    assert_eq!(tree(&dir), before);
+}
+
+#[test]
 fn quiet_prints_nothing_on_success() {
     let (_tmp, dir) = project();
     let out = rop(&dir, &["--quiet", "create", "api", "--group", "cache", "--version", "v1", "--kind", "Redis"]);

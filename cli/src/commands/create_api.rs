@@ -209,8 +209,10 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     }
 
     if args.dry_run {
-        ui::info(&format!("rop create api would write:\n{}", plan::dry_run_report(&plan.check(args.force)?)));
-        return Ok(());
+        // The report, then the same refusal the real run would end in.
+        let entries = plan.check(args.force)?;
+        ui::info(&format!("rop create api would write:\n{}", plan::dry_run_report(&entries)));
+        return plan::ensure_nothing_refused(&entries);
     }
     let changes = plan.write(args.force)?;
     ui::info(&plan::summary(&changes));

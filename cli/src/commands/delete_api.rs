@@ -143,8 +143,10 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     }
 
     if args.dry_run {
-        ui::info(&format!("rop delete api would change:\n{}", plan::dry_run_report(&plan.check(args.force)?)));
-        return Ok(());
+        // The report, then the same refusal the real run would end in.
+        let entries = plan.check(args.force)?;
+        ui::info(&format!("rop delete api would change:\n{}", plan::dry_run_report(&entries)));
+        return plan::ensure_nothing_refused(&entries);
     }
     let entries = plan.write(args.force)?;
     let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();

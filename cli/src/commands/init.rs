@@ -178,8 +178,10 @@ pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) ->
     }
 
     if dry_run {
-        ui::info(&format!("rop init would write:\n{}", plan::dry_run_report(&plan.check(force)?)));
-        return Ok(());
+        // The report, then the same refusal the real run would end in.
+        let entries = plan.check(force)?;
+        ui::info(&format!("rop init would write:\n{}", plan::dry_run_report(&entries)));
+        return plan::ensure_nothing_refused(&entries);
     }
     let changes = plan.write(force)?;
     ui::info(&plan::summary(&changes));

@@ -61,7 +61,7 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
         plural(totals.warnings)
     ));
     if !unreadable.is_empty() {
-        bail!("could not read {}", unreadable.join(", "));
+        bail!("could not check {} (see the error lines above)", unreadable.join(", "));
     }
     if totals.errors > 0 {
         bail!(

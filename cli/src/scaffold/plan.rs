@@ -150,18 +150,7 @@ impl Plan {
     /// As [`Plan::write`].
     pub fn write_with(&self, force: bool, disk: &mut dyn Filesystem) -> anyhow::Result<Vec<Entry>> {
         let entries = self.check(force)?;
-        let refused: Vec<&str> =
-            entries.iter().filter(|e| e.change == Change::Refused).map(|e| e.path.as_str()).collect();
-        let deleting = entries.iter().any(|e| e.change == Change::Refused && e.new.is_none());
-        if !refused.is_empty() {
-            bail!(
-                "refusing to {} {} ({}): pass --force to {}, losing its edits",
-                if deleting { "delete" } else { "overwrite" },
-                refused.join(", "),
-                if deleting { "edited since rop wrote it" } else { "already exists and differs" },
-                if deleting { "delete it anyway" } else { "replace it" }
-            );
-        }
+        ensure_nothing_refused(&entries)?;
         let mut created_dirs: Vec<PathBuf> = Vec::new();
         let mut temps: Vec<(PathBuf, PathBuf, Option<&str>)> = Vec::new();
         let mut backups: Vec<(PathBuf, PathBuf)> = Vec::new();
@@ -232,6 +221,25 @@ impl Plan {
         }
         Ok(entries)
     }
+}
+
+/// The error a plan with refused files ends in (and `--dry-run` too, after its report).
+///
+/// # Errors
+/// Names every refused file and how to proceed.
+pub fn ensure_nothing_refused(entries: &[Entry]) -> anyhow::Result<()> {
+    let refused: Vec<&str> = entries.iter().filter(|e| e.change == Change::Refused).map(|e| e.path.as_str()).collect();
+    let deleting = entries.iter().any(|e| e.change == Change::Refused && e.new.is_none());
+    if !refused.is_empty() {
+        bail!(
+            "refusing to {} {} ({}): pass --force to {}, losing its edits",
+            if deleting { "delete" } else { "overwrite" },
+            refused.join(", "),
+            if deleting { "edited since rop wrote it" } else { "already exists and differs" },
+            if deleting { "delete it anyway" } else { "replace it" }
+        );
+    }
+    Ok(())
 }
 
 /// One line per file: `create`, `update`, `unchanged` or `refused`, and the path.
