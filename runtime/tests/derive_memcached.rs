@@ -24,6 +24,7 @@ pub struct MemcachedSpec {
 pub struct MemcachedStatus {
     /// Current conditions of the Memcached.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
     /// The generation the status was computed for.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -36,7 +36,10 @@ pub struct MemcachedSpec {
 #[serde(rename_all = "camelCase")]
 pub struct MemcachedStatus {
     /// Conditions of the Memcached, such as `Available`, `Progressing` and `Degraded`.
+    // A list keyed by `type`, as kubebuilder's `+listType=map` / `+listMapKey=type`: server-side
+    // apply merges conditions by type instead of replacing the list.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
     /// The `metadata.generation` this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
