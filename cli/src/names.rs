@@ -11,12 +11,9 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 #[error("{0}")]
 pub struct NameError(pub String);
 
+/// A DNS-1123 label: the same check `rop verify` applies to CRD names.
 fn dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
+    rop::verify::dns::is_dns1123_label(s)
 }
 
 /// Checks a project name (DNS-1123 label: lower-case letters, digits, '-', at most 63).

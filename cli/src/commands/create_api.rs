@@ -7,7 +7,6 @@ use anyhow::bail;
 
 use crate::names;
 use crate::project::{self, Api, Project, Resource};
-use crate::rustfmt;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, IfExists, Plan};
 use crate::scaffold::resource::{self, KindNames};
@@ -202,19 +201,8 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
         None => project.resources.push(resource),
     }
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
-    if !plan.format_rust(|sources| rustfmt::format_all(root, sources)) {
-        crate::ui::warning(
-            "rustfmt did not run (is it installed? `rustup component add rustfmt`): Rust files are written unformatted; run `cargo fmt`",
-        );
-    }
 
-    if args.dry_run {
-        // The report, then the same refusal the real run would end in.
-        let entries = plan.check(args.force)?;
-        ui::info(&format!("rop create api would write:\n{}", plan::dry_run_report(&entries)));
-        return plan::ensure_nothing_refused(&entries);
-    }
-    let changes = plan.write(args.force)?;
+    let Some(changes) = plan.finish(args.force, args.dry_run, "rop create api would write")? else { return Ok(()) };
     ui::info(&plan::summary(&changes));
     ui::info(&format!("Next: edit {}/{}.rs, then run `make manifests`", k.api_dir(), k.snake));
     Ok(())

@@ -136,19 +136,8 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     }
 
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
-    if !plan.format_rust(|sources| rustfmt::format_all(root, sources)) {
-        crate::ui::warning(
-            "rustfmt did not run (is it installed? `rustup component add rustfmt`): Rust files are written unformatted; run `cargo fmt`",
-        );
-    }
 
-    if args.dry_run {
-        // The report, then the same refusal the real run would end in.
-        let entries = plan.check(args.force)?;
-        ui::info(&format!("rop delete api would change:\n{}", plan::dry_run_report(&entries)));
-        return plan::ensure_nothing_refused(&entries);
-    }
-    let entries = plan.write(args.force)?;
+    let Some(entries) = plan.finish(args.force, args.dry_run, "rop delete api would change")? else { return Ok(()) };
     let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
     ui::info(&plan::summary(&changed));
     ui::info("Next: run `rop generate` to update config/crd and config/rbac/role.yaml");

@@ -84,13 +84,7 @@ pub fn run(root: &Path, args: &EditArgs) -> anyhow::Result<()> {
     }
     plan.file(project::FILE, new.to_text(), IfExists::Overwrite);
 
-    if args.dry_run {
-        // The report, then the same refusal the real run would end in.
-        let entries = plan.check(args.force)?;
-        ui::info(&format!("rop edit would write:\n{}", plan::dry_run_report(&entries)));
-        return plan::ensure_nothing_refused(&entries);
-    }
-    let entries = plan.write(args.force)?;
+    let Some(entries) = plan.finish(args.force, args.dry_run, "rop edit would write")? else { return Ok(()) };
     let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
     if !changed.is_empty() {
         ui::info(&plan::summary(&changed));

@@ -171,19 +171,8 @@ pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) ->
         plan.file(path, templates.render(&name, &context)?, if_exists);
     }
     plan.file(project::FILE, project.to_text(), IfExists::Refuse);
-    if !plan.format_rust(|sources| crate::rustfmt::format_all(root, sources)) {
-        crate::ui::warning(
-            "rustfmt did not run (is it installed? `rustup component add rustfmt`): Rust files are written unformatted; run `cargo fmt`",
-        );
-    }
 
-    if dry_run {
-        // The report, then the same refusal the real run would end in.
-        let entries = plan.check(force)?;
-        ui::info(&format!("rop init would write:\n{}", plan::dry_run_report(&entries)));
-        return plan::ensure_nothing_refused(&entries);
-    }
-    let changes = plan.write(force)?;
+    let Some(changes) = plan.finish(force, dry_run, "rop init would write")? else { return Ok(()) };
     ui::info(&plan::summary(&changes));
     ui::info(&format!(
         "Project {project_name} is ready.\nNext: add a kind with `rop create api --group <group> --version <version> --kind <Kind>`"

@@ -133,6 +133,28 @@ impl Plan {
         Ok(entries)
     }
 
+    /// The end of every scaffolding command: formats the planned Rust files (one rustfmt run),
+    /// then with `dry_run` prints `<heading>:` and the dry-run report and returns `None` (failing
+    /// like the real run when files are refused); otherwise writes and returns what changed.
+    ///
+    /// # Errors
+    /// As [`Plan::write`], and refused files in a dry run.
+    pub fn finish(mut self, force: bool, dry_run: bool, heading: &str) -> anyhow::Result<Option<Vec<Entry>>> {
+        let root = self.root.clone();
+        if !self.format_rust(|sources| crate::rustfmt::format_all(&root, sources)) {
+            crate::ui::warning(
+                "rustfmt did not run (is it installed? `rustup component add rustfmt`): Rust files are written unformatted; run `cargo fmt`",
+            );
+        }
+        if dry_run {
+            let entries = self.check(force)?;
+            crate::ui::info(&format!("{heading}:\n{}", dry_run_report(&entries)));
+            ensure_nothing_refused(&entries)?;
+            return Ok(None);
+        }
+        self.write(force).map(Some)
+    }
+
     /// Checks, then writes every created or changed file with the real disk.
     ///
     /// # Errors

@@ -11,7 +11,7 @@ characters, '-' or '.', and must start and end with an alphanumeric character (e
 validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 /// `[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
-pub(crate) fn is_dns1035_label(s: &str) -> bool {
+pub fn is_dns1035_label(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= 63
@@ -21,7 +21,7 @@ pub(crate) fn is_dns1035_label(s: &str) -> bool {
 }
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
-pub(crate) fn is_dns1123_label(s: &str) -> bool {
+pub fn is_dns1123_label(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= 63
@@ -31,7 +31,7 @@ pub(crate) fn is_dns1123_label(s: &str) -> bool {
 }
 
 /// Dot-separated DNS-1123 labels, at most 253 characters.
-pub(crate) fn is_dns1123_subdomain(s: &str) -> bool {
+pub fn is_dns1123_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(is_dns1123_label)
 }
 

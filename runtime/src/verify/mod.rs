@@ -42,7 +42,7 @@
 pub(crate) mod cel;
 mod conversion;
 mod defaults;
-pub(crate) mod dns;
+pub mod dns;
 mod document;
 mod names;
 mod printer_columns;
