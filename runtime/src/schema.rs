@@ -65,12 +65,11 @@ fn fold_optional(map: &mut Map<String, Value>) {
     if branches.len() != 2 {
         return;
     }
-    let (inner, null) = match (is_null(&branches[0]), is_null(&branches[1])) {
-        (false, true) => (&branches[0], &branches[1]),
-        (true, false) => (&branches[1], &branches[0]),
+    let inner = match (is_null(&branches[0]), is_null(&branches[1])) {
+        (false, true) => &branches[0],
+        (true, false) => &branches[1],
         _ => return,
     };
-    let _ = null;
     let Value::Object(inner) = inner.clone() else { return };
     map.remove("anyOf");
     for (key, value) in inner {
