@@ -5,6 +5,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{DeriveInput, Ident, LitBool, LitInt, LitStr, Path};
 
 use crate::names;
+use crate::webhook::{self, RawWebhook, Webhook};
 
 /// One `printcolumn(...)`.
 pub struct PrinterColumn {
@@ -64,10 +65,11 @@ pub struct KindAttrs {
     pub rbac: Vec<RbacRule>,
     pub owns: Vec<RelatedKind>,
     pub watches: Vec<RelatedKind>,
+    pub webhooks: Vec<Webhook>,
 }
 
 /// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
-const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches";
+const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches, webhook";
 
 #[derive(Default)]
 struct Raw {
@@ -90,6 +92,7 @@ struct Raw {
     rbac: Vec<RbacRule>,
     owns: Vec<RelatedKind>,
     watches: Vec<RelatedKind>,
+    webhooks: Vec<RawWebhook>,
 }
 
 /// Collects errors so the user sees all of them at once.
@@ -308,6 +311,18 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             raw.watches.push(parse_related(meta, "watches")?);
             Ok(())
         }
+        "webhook" => {
+            let parsed = webhook::parse(meta)?;
+            if raw.webhooks.iter().any(|w| w.mutating == parsed.mutating) {
+                let which = if parsed.mutating { "mutating" } else { "validating" };
+                return Err(syn::Error::new(
+                    parsed.span,
+                    format!("a kind version has at most one {which} webhook: merge the two webhook({which}, ...)"),
+                ));
+            }
+            raw.webhooks.push(parsed);
+            Ok(())
+        }
         _ => Err(meta.error(format!("unknown key `{key}` in #[rop(...)]: expected one of {KEYS}"))),
     }
 }
@@ -377,6 +392,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     let (group, version, kind) = (group.unwrap().value(), version.unwrap().value(), kind.unwrap().value());
     let singular = raw.singular.map(|s| s.value()).unwrap_or_else(|| kind.to_ascii_lowercase());
     let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| names::default_plural(&singular));
+    let webhooks = raw.webhooks.into_iter().map(|w| w.finish(&group, &version, &kind)).collect();
     Ok(KindAttrs {
         group,
         version,
@@ -397,5 +413,6 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
         rbac: raw.rbac,
         owns: raw.owns,
         watches: raw.watches,
+        webhooks,
     })
 }

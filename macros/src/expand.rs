@@ -5,12 +5,52 @@ use quote::{format_ident, quote};
 use syn::DeriveInput;
 
 use crate::attrs::KindAttrs;
+use crate::selector::Selector;
+use crate::webhook::Webhook;
 
 fn opt_str(value: &Option<String>) -> TokenStream {
     match value {
         Some(v) => quote!(::core::option::Option::Some(#v)),
         None => quote!(::core::option::Option::None),
     }
+}
+
+fn opt_selector(selector: &Option<Selector>) -> TokenStream {
+    let Some(s) = selector else { return quote!(::core::option::Option::None) };
+    let labels = s.match_labels.iter().map(|(k, v)| quote!((#k, #v)));
+    let expressions = s.match_expressions.iter().map(|(key, operator, values)| {
+        quote!(::rop::SelectorRequirement { key: #key, operator: #operator, values: &[#(#values),*] })
+    });
+    quote!(::core::option::Option::Some(::rop::LabelSelector {
+        match_labels: &[#(#labels),*],
+        match_expressions: &[#(#expressions),*],
+    }))
+}
+
+fn expand_webhook(w: &Webhook) -> TokenStream {
+    let Webhook { mutating, path, name, failure_policy, side_effects, operations, admission_review_versions, .. } = w;
+    let timeout = match w.timeout_seconds {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let match_policy = opt_str(&w.match_policy);
+    let reinvocation_policy = opt_str(&w.reinvocation_policy);
+    let namespace_selector = opt_selector(&w.namespace_selector);
+    let object_selector = opt_selector(&w.object_selector);
+    quote!(::rop::Webhook {
+        mutating: #mutating,
+        name: #name,
+        path: #path,
+        failure_policy: #failure_policy,
+        side_effects: #side_effects,
+        operations: &[#(#operations),*],
+        admission_review_versions: &[#(#admission_review_versions),*],
+        timeout_seconds: #timeout,
+        match_policy: #match_policy,
+        reinvocation_policy: #reinvocation_policy,
+        namespace_selector: #namespace_selector,
+        object_selector: #object_selector,
+    })
 }
 
 pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
@@ -77,6 +117,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
             })
             .collect()
     };
+    let webhooks = attrs.webhooks.iter().map(expand_webhook);
     let owns = related(&attrs.owns);
     let watches = related(&attrs.watches);
 
@@ -188,6 +229,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 rbac: &[#(#rbac),*],
                 owns: &[#(#owns),*],
                 watches: &[#(#watches),*],
+                webhooks: &[#(#webhooks),*],
             };
         }
 

@@ -9,6 +9,8 @@
 mod attrs;
 mod expand;
 mod names;
+mod selector;
+mod webhook;
 
 use proc_macro::TokenStream;
 

@@ -9,10 +9,15 @@
 //! - [`rbac`]: the RBAC rules controllers need, normalised the way controller-gen does;
 //! - [`manifests`]: the generator entry point a project's `manifests` binary calls, and the
 //!   assembly of the files `rop generate` writes under `config/`;
+//! - [`webhook_configuration`]: `config/webhook/manifests.yaml` from the kinds' webhooks;
+//! - [`conversion`]: hub-and-spoke conversion between the versions of a kind;
+//! - with the `webhook` feature (a generated manager turns it on): [`webhook`], the HTTPS
+//!   server for defaulting, validating and conversion webhooks;
 //! - with the `verify` feature (the `rop` CLI turns it on; generated projects do not compile
 //!   it): `verify`, the API server's CRD rules, and `samples`, custom objects checked against
 //!   their CRD.
 
+pub mod conversion;
 pub mod crd;
 pub mod manifests;
 pub mod rbac;
@@ -22,9 +27,15 @@ pub mod samples;
 pub mod schema;
 #[cfg(feature = "verify")]
 pub mod verify;
+#[cfg(feature = "webhook")]
+pub mod webhook;
+pub mod webhook_configuration;
 pub mod yaml;
 
-pub use resource::{CustomResource, KindDefinition, PrinterColumn, RbacRule, RelatedKind, Scale};
+pub use resource::{
+    CustomResource, KindDefinition, LabelSelector, PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement,
+    Webhook,
+};
 pub use rop_macros::CustomResource;
 
 /// Paths the derive's expansion uses, so a project needs no direct dependency on them.

@@ -8,13 +8,19 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use k8s_openapi::api::admissionregistration::v1::{MutatingWebhook, ValidatingWebhook};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde::{Deserialize, Serialize};
 
 use crate::crd::{self, MergeError};
 use crate::rbac::{self, Rule};
-use crate::resource::CustomResource;
+use crate::resource::{CustomResource, KindDefinition};
+use crate::webhook_configuration::{self, DuplicateWebhook};
 use crate::yaml;
+
+/// Where `rop generate` writes the webhook configurations, as controller-gen's `webhook`
+/// generator does.
+pub const WEBHOOK_MANIFESTS: &str = "config/webhook/manifests.yaml";
 
 /// Version of the [`Bundle`] format; `rop generate` refuses a bundle of another version.
 pub const BUNDLE_FORMAT: u32 = 1;
@@ -31,6 +37,12 @@ pub struct KindManifest {
     pub crd: CustomResourceDefinition,
     /// The RBAC rules the kind's controller needs.
     pub rules: Vec<Rule>,
+    /// This version's defaulting webhook, if any (`#[rop(webhook(mutating, ...))]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mutating_webhooks: Vec<MutatingWebhook>,
+    /// This version's validating webhook, if any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validating_webhooks: Vec<ValidatingWebhook>,
 }
 
 /// Everything the generator binary reports, as JSON on its stdout.
@@ -45,11 +57,12 @@ pub struct Kind {
     rust_type: &'static str,
     crd: fn() -> CustomResourceDefinition,
     rules: fn() -> Vec<Rule>,
+    definition: KindDefinition,
 }
 
 /// Lists root type `K` in the generator; `rust_type` names it in messages.
 pub fn kind<K: CustomResource>(rust_type: &'static str) -> Kind {
-    Kind { rust_type, crd: K::custom_resource_definition, rules: K::rbac_rules }
+    Kind { rust_type, crd: K::custom_resource_definition, rules: K::rbac_rules, definition: K::DEFINITION }
 }
 
 /// Builds the bundle for `kinds`.
@@ -58,7 +71,16 @@ pub fn bundle(kinds: &[Kind]) -> Bundle {
         format: BUNDLE_FORMAT,
         kinds: kinds
             .iter()
-            .map(|k| KindManifest { rust_type: k.rust_type.into(), crd: (k.crd)(), rules: (k.rules)() })
+            .map(|k| {
+                let (mutating_webhooks, validating_webhooks) = webhook_configuration::for_kind(&k.definition);
+                KindManifest {
+                    rust_type: k.rust_type.into(),
+                    crd: (k.crd)(),
+                    rules: (k.rules)(),
+                    mutating_webhooks,
+                    validating_webhooks,
+                }
+            })
             .collect(),
     }
 }
@@ -89,6 +111,8 @@ pub enum AssembleError {
     Format { found: u32 },
     #[error(transparent)]
     Merge(#[from] MergeError),
+    #[error(transparent)]
+    Webhook(#[from] DuplicateWebhook),
     #[error("cannot render {path}: {source}")]
     Render { path: String, source: serde_json::Error },
 }
@@ -96,10 +120,12 @@ pub enum AssembleError {
 /// The files of `config/` that come from the bundle:
 /// `config/crd/bases/<group>_<plural>.yaml` per kind (all versions merged) and
 /// `config/rbac/role.yaml` (the normalised roles, `ClusterRole` `manager-role` first; a
-/// `Role` when `namespaced_manager`, see [`rbac::Role::to_object_for`]).
+/// `Role` when `namespaced_manager`, see [`rbac::Role::to_object_for`]) and, when any kind has
+/// a webhook, `config/webhook/manifests.yaml` (see [`webhook_configuration::configurations`]).
 ///
 /// # Errors
-/// A bundle of another format, or versions that cannot merge ([`MergeError`]).
+/// A bundle of another format, versions that cannot merge ([`MergeError`]), or two webhooks
+/// with the same name ([`DuplicateWebhook`]).
 pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputFile>, AssembleError> {
     if bundle.format != BUNDLE_FORMAT {
         return Err(AssembleError::Format { found: bundle.format });
@@ -121,5 +147,20 @@ pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputF
     let path = "config/rbac/role.yaml".to_string();
     let content = yaml::documents(&roles).map_err(|source| AssembleError::Render { path: path.clone(), source })?;
     files.insert(path, content);
+    let (mutating, validating) = webhook_configuration::configurations(
+        bundle.kinds.iter().flat_map(|k| k.mutating_webhooks.iter().cloned()).collect(),
+        bundle.kinds.iter().flat_map(|k| k.validating_webhooks.iter().cloned()).collect(),
+    )?;
+    let mut configurations = Vec::new();
+    let render = |e| AssembleError::Render { path: WEBHOOK_MANIFESTS.into(), source: e };
+    if let Some(m) = mutating {
+        configurations.push(serde_json::to_value(m).map_err(render)?);
+    }
+    if let Some(v) = validating {
+        configurations.push(serde_json::to_value(v).map_err(render)?);
+    }
+    if !configurations.is_empty() {
+        files.insert(WEBHOOK_MANIFESTS.into(), yaml::documents(&configurations).map_err(render)?);
+    }
     Ok(files.into_iter().map(|(path, content)| OutputFile { path, content }).collect())
 }

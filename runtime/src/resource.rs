@@ -61,6 +61,56 @@ impl RelatedKind {
     }
 }
 
+/// A label selector as a webhook's `namespaceSelector` or `objectSelector`
+/// (`meta/v1 LabelSelector`): every `match_labels` pair and every requirement must hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LabelSelector {
+    /// `key = value` pairs (`matchLabels`).
+    pub match_labels: &'static [(&'static str, &'static str)],
+    /// Set-based requirements (`matchExpressions`).
+    pub match_expressions: &'static [SelectorRequirement],
+}
+
+/// One `matchExpressions` entry: `operator` is `In`, `NotIn`, `Exists` or `DoesNotExist`;
+/// `values` is empty for the last two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelectorRequirement {
+    pub key: &'static str,
+    pub operator: &'static str,
+    pub values: &'static [&'static str],
+}
+
+/// One admission webhook for this version of the kind, from `#[rop(webhook(...))]`: the fields
+/// of controller-gen's `+kubebuilder:webhook` marker. `rop generate` turns it into an entry of
+/// `config/webhook/manifests.yaml`; the manager's webhook server serves `path`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Webhook {
+    /// `true` for a defaulting (mutating) webhook, `false` for a validating one.
+    pub mutating: bool,
+    /// The webhook's name, a fully qualified DNS name such as `mmemcached-v1.cache.example.com`.
+    pub name: &'static str,
+    /// URL path on the webhook server, e.g. `/mutate-cache-example-com-v1-memcached`.
+    pub path: &'static str,
+    /// `Fail` or `Ignore`: what the API server does when the webhook cannot be called.
+    pub failure_policy: &'static str,
+    /// `None` or `NoneOnDryRun`.
+    pub side_effects: &'static str,
+    /// Operations the webhook is called for: `CREATE`, `UPDATE`, `DELETE`, `CONNECT` or `*`.
+    pub operations: &'static [&'static str],
+    /// `AdmissionReview` versions the webhook accepts, e.g. `["v1"]`.
+    pub admission_review_versions: &'static [&'static str],
+    /// Seconds the API server waits for an answer, 1–30 (server default 10).
+    pub timeout_seconds: Option<i32>,
+    /// `Exact` or `Equivalent` (server default `Equivalent`).
+    pub match_policy: Option<&'static str>,
+    /// Mutating webhooks only: `Never` or `IfNeeded`.
+    pub reinvocation_policy: Option<&'static str>,
+    /// Only objects in namespaces matching this selector are sent.
+    pub namespace_selector: Option<LabelSelector>,
+    /// Only objects whose labels match this selector are sent.
+    pub object_selector: Option<LabelSelector>,
+}
+
 /// Everything a CRD version and the kind's controller need to know about a kind, as written in
 /// its `#[rop(...)]` attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +149,9 @@ pub struct KindDefinition {
     /// Kinds the controller only reads: it watches them (a change reconciles the object of this
     /// kind named in their owner references) and needs get, list and watch.
     pub watches: &'static [RelatedKind],
+    /// Admission webhooks for this version (`webhook(...)`), at most one mutating and one
+    /// validating.
+    pub webhooks: &'static [Webhook],
 }
 
 impl KindDefinition {
@@ -110,6 +163,11 @@ impl KindDefinition {
     /// `<group>/<version>`.
     pub fn api_version(&self) -> String {
         format!("{}/{}", self.group, self.version)
+    }
+
+    /// The kind's mutating (`true`) or validating (`false`) webhook, if it has one.
+    pub fn webhook(&self, mutating: bool) -> Option<&'static Webhook> {
+        self.webhooks.iter().find(|w| w.mutating == mutating)
     }
 
     /// The finalizer a kind's controller puts on its objects: `<group>/finalizer`, as

@@ -1,0 +1,218 @@
+//! `webhook(...)` in `#[rop(...)]`: the fields of controller-gen's `+kubebuilder:webhook` marker,
+//! checked against the API server's rules for `admissionregistration.k8s.io/v1` webhooks.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{Ident, LitInt, LitStr};
+
+use crate::selector::{self, Selector};
+
+/// One parsed `webhook(...)`, before the kind's defaults are known.
+pub struct RawWebhook {
+    pub span: Span,
+    pub mutating: bool,
+    pub path: Option<String>,
+    pub name: Option<String>,
+    pub failure_policy: String,
+    pub side_effects: String,
+    pub operations: Option<Vec<String>>,
+    pub admission_review_versions: Vec<String>,
+    pub timeout_seconds: Option<i32>,
+    pub match_policy: Option<String>,
+    pub reinvocation_policy: Option<String>,
+    pub namespace_selector: Option<Selector>,
+    pub object_selector: Option<Selector>,
+}
+
+/// A webhook with every default filled in.
+pub struct Webhook {
+    pub mutating: bool,
+    pub path: String,
+    pub name: String,
+    pub failure_policy: String,
+    pub side_effects: String,
+    pub operations: Vec<String>,
+    pub admission_review_versions: Vec<String>,
+    pub timeout_seconds: Option<i32>,
+    pub match_policy: Option<String>,
+    pub reinvocation_policy: Option<String>,
+    pub namespace_selector: Option<Selector>,
+    pub object_selector: Option<Selector>,
+}
+
+const KEYS: &str = "mutating, validating, path, name, failure_policy, side_effects, operations, admission_review_versions, timeout_seconds, match_policy, reinvocation_policy, namespace_selector, object_selector";
+
+/// Checks that `value` is one of `allowed`, naming `key` in the error.
+fn one_of(lit: &LitStr, key: &str, allowed: &[&str]) -> syn::Result<String> {
+    let value = lit.value();
+    if allowed.contains(&value.as_str()) {
+        Ok(value)
+    } else {
+        Err(syn::Error::new(lit.span(), format!("{key} \"{value}\" is not one of {}", allowed.join(", "))))
+    }
+}
+
+fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
+    meta.value()?.parse::<LitStr>()
+}
+
+/// Parses `webhook(...)`.
+pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
+    let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
+    let mut kind: Option<(bool, Span)> = None;
+    let mut w = RawWebhook {
+        span,
+        mutating: false,
+        path: None,
+        name: None,
+        failure_policy: "Fail".into(),
+        side_effects: "None".into(),
+        operations: None,
+        admission_review_versions: vec!["v1".into()],
+        timeout_seconds: None,
+        match_policy: None,
+        reinvocation_policy: None,
+        namespace_selector: None,
+        object_selector: None,
+    };
+    let mut reinvocation_span = None;
+    meta.parse_nested_meta(|inner| {
+        let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        let key_span = inner.path.get_ident().map(Ident::span).unwrap_or(span);
+        match key.as_str() {
+            "mutating" | "validating" => {
+                if kind.is_some() {
+                    return Err(inner.error("give one of `mutating` and `validating` in webhook(...), once"));
+                }
+                kind = Some((key == "mutating", key_span));
+            }
+            "path" => {
+                let lit = string(&inner)?;
+                if !lit.value().starts_with('/') {
+                    return Err(syn::Error::new(lit.span(), "webhook path must start with '/'"));
+                }
+                w.path = Some(lit.value());
+            }
+            "name" => {
+                let lit = string(&inner)?;
+                if let Some(reason) = fully_qualified(&lit.value()) {
+                    return Err(syn::Error::new(lit.span(), format!("webhook name \"{}\" {reason}", lit.value())));
+                }
+                w.name = Some(lit.value());
+            }
+            "failure_policy" => w.failure_policy = one_of(&string(&inner)?, "failure_policy", &["Fail", "Ignore"])?,
+            "side_effects" => {
+                // admissionregistration.k8s.io/v1 allows only these two.
+                w.side_effects = one_of(&string(&inner)?, "side_effects", &["None", "NoneOnDryRun"])?;
+            }
+            "operations" => {
+                let (values, lit_span) = list(&inner)?;
+                for value in &values {
+                    if !["CREATE", "UPDATE", "DELETE", "CONNECT", "*"].contains(&value.as_str()) {
+                        return Err(syn::Error::new(
+                            lit_span,
+                            format!("operation \"{value}\" is not one of CREATE, UPDATE, DELETE, CONNECT, *"),
+                        ));
+                    }
+                }
+                if values.is_empty() {
+                    return Err(syn::Error::new(lit_span, "operations = [...] needs at least one operation"));
+                }
+                w.operations = Some(values);
+            }
+            "admission_review_versions" => {
+                let (values, lit_span) = list(&inner)?;
+                if values.is_empty() || values.iter().any(|v| v != "v1" && v != "v1beta1") {
+                    return Err(syn::Error::new(
+                        lit_span,
+                        "admission_review_versions lists \"v1\" and/or \"v1beta1\", at least one",
+                    ));
+                }
+                w.admission_review_versions = values;
+            }
+            "timeout_seconds" => {
+                let lit = inner.value()?.parse::<LitInt>()?;
+                let seconds = lit.base10_parse::<i32>()?;
+                if !(1..=30).contains(&seconds) {
+                    return Err(syn::Error::new(lit.span(), "timeout_seconds must be between 1 and 30"));
+                }
+                w.timeout_seconds = Some(seconds);
+            }
+            "match_policy" => {
+                w.match_policy = Some(one_of(&string(&inner)?, "match_policy", &["Exact", "Equivalent"])?);
+            }
+            "reinvocation_policy" => {
+                reinvocation_span = Some(key_span);
+                w.reinvocation_policy = Some(one_of(&string(&inner)?, "reinvocation_policy", &["Never", "IfNeeded"])?);
+            }
+            "namespace_selector" => w.namespace_selector = Some(selector::parse(&string(&inner)?)?),
+            "object_selector" => w.object_selector = Some(selector::parse(&string(&inner)?)?),
+            _ => return Err(inner.error(format!("unknown key `{key}` in webhook(...): expected one of {KEYS}"))),
+        }
+        Ok(())
+    })?;
+    let Some((mutating, _)) = kind else {
+        return Err(syn::Error::new(span, "webhook(...) needs `mutating` (defaulting) or `validating`"));
+    };
+    w.mutating = mutating;
+    if let Some(span) = reinvocation_span
+        && !mutating
+    {
+        return Err(syn::Error::new(span, "reinvocation_policy is for mutating webhooks only"));
+    }
+    Ok(w)
+}
+
+/// A list `["A", "B"]` and its span.
+fn list(meta: &ParseNestedMeta) -> syn::Result<(Vec<String>, Span)> {
+    let value = meta.value()?;
+    let span = value.span();
+    let content;
+    syn::bracketed!(content in value);
+    let items = content.parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])?;
+    Ok((items.iter().map(LitStr::value).collect(), span))
+}
+
+/// Why `name` is not a fully qualified name (a DNS-1123 subdomain of at least three labels, as
+/// the API server requires of webhook names), or `None`.
+fn fully_qualified(name: &str) -> Option<&'static str> {
+    let labels: Vec<&str> = name.split('.').collect();
+    let label_ok = |l: &&str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if name.len() > 253 || !labels.iter().all(label_ok) {
+        Some("is not a DNS subdomain: lower-case letters, digits, '-' and '.'")
+    } else if labels.len() < 3 {
+        Some("needs at least three dot-separated parts, e.g. \"mmemcached-v1.cache.example.com\"")
+    } else {
+        None
+    }
+}
+
+impl RawWebhook {
+    /// Fills in the defaults that depend on the kind: kubebuilder's path
+    /// (`/mutate-<group with '-'>-<version>-<kind>`, `/validate-...`), a name
+    /// (`m<kind>-<version>.<group>` or `v...`) and the operations (`CREATE`, `UPDATE`).
+    pub fn finish(self, group: &str, version: &str, kind: &str) -> Webhook {
+        let lower = kind.to_ascii_lowercase();
+        let (verb, letter) = if self.mutating { ("mutate", 'm') } else { ("validate", 'v') };
+        Webhook {
+            mutating: self.mutating,
+            path: self.path.unwrap_or_else(|| format!("/{verb}-{}-{version}-{lower}", group.replace('.', "-"))),
+            name: self.name.unwrap_or_else(|| format!("{letter}{lower}-{version}.{group}")),
+            failure_policy: self.failure_policy,
+            side_effects: self.side_effects,
+            operations: self.operations.unwrap_or_else(|| vec!["CREATE".into(), "UPDATE".into()]),
+            admission_review_versions: self.admission_review_versions,
+            timeout_seconds: self.timeout_seconds,
+            match_policy: self.match_policy,
+            reinvocation_policy: self.reinvocation_policy,
+            namespace_selector: self.namespace_selector,
+            object_selector: self.object_selector,
+        }
+    }
+}

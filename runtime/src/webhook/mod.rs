@@ -1,0 +1,23 @@
+//! The manager's webhook server: defaulting and validating admission webhooks and the
+//! conversion webhook, over HTTPS (feature `webhook`).
+//!
+//! Kubernetes calls a webhook with a JSON `AdmissionReview` or `ConversionReview` and expects
+//! one back ([admission webhooks], [conversion webhooks]). A project implements [`Defaulter`],
+//! [`Validator`] and [`crate::conversion::Spoke`] for its kinds; [`Server`] routes each request
+//! to the right one, decodes and encodes the reviews, computes the JSON patch of a defaulter,
+//! converts through the hub version, and serves TLS with the certificate cert-manager mounts.
+//! The paths come from the kinds' `#[rop(webhook(...))]` attributes, the same ones
+//! `rop generate` writes into `config/webhook/manifests.yaml`, so the two cannot disagree.
+//!
+//! [admission webhooks]: https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/
+//! [conversion webhooks]: https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-conversion
+
+mod admission;
+mod convert;
+mod server;
+mod tls;
+
+pub use admission::{Defaulter, Denied, Validator, Verdict};
+pub use convert::HubConversion;
+pub use server::{CONVERSION_PATH, Server, SetupError};
+pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError};

@@ -1,0 +1,183 @@
+//! Routing of webhook requests by URL path.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use super::admission::{self, Defaulter, Validator};
+use super::convert::{self, HubConversion, KindConversion};
+use crate::resource::CustomResource;
+
+/// The path of the conversion webhook, shared by every kind (as in kubebuilder's
+/// `config/crd/patches/webhook_in_<plural>.yaml`).
+pub const CONVERSION_PATH: &str = "/convert";
+
+type Handler = Arc<dyn Fn(Value) -> Pin<Box<dyn Future<Output = Value> + Send>> + Send + Sync>;
+
+/// The manager's webhook server: a handler per path. Build it with [`Server::defaulter`],
+/// [`Server::validator`] and [`Server::conversion`]; test it with [`Server::handle`]; run it
+/// with [`Server::serve`](Server::serve).
+#[derive(Default)]
+pub struct Server {
+    handlers: BTreeMap<String, Handler>,
+    conversions: BTreeMap<(String, String), KindConversion>,
+}
+
+/// A webhook that cannot be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error(
+        "{kind} has no {which} webhook: add #[rop(webhook({flag}))] to its spec type (`rop create webhook {option}` does), then `make manifests`"
+    )]
+    NoWebhook { kind: String, which: &'static str, flag: &'static str, option: &'static str },
+    #[error("two webhooks are served at {path}: give one of them another `path` in #[rop(webhook(...))]")]
+    SamePath { path: String },
+    #[error(
+        "{hub} is the hub of its conversion but not the kind's storage version: mark it `storage` in #[rop(...)], or make the storage version the hub"
+    )]
+    HubNotStorage { hub: String },
+    #[error("{spoke} is not a spoke of {hub}: a spoke is another version of the same group and kind")]
+    NotASpoke { hub: String, spoke: String },
+    #[error("the conversion of {kind} is registered twice")]
+    ConversionTwice { kind: String },
+}
+
+fn kind_name<K: CustomResource>() -> String {
+    let d = K::DEFINITION;
+    format!("{}/{} {}", d.group, d.version, d.kind)
+}
+
+impl Server {
+    /// A server with no webhooks.
+    pub fn new() -> Server {
+        Server::default()
+    }
+
+    /// Serves `defaulter` at the path of its kind's mutating webhook.
+    ///
+    /// # Errors
+    /// The kind has no `#[rop(webhook(mutating, ...))]`, or another webhook has the same path.
+    pub fn defaulter<D: Defaulter>(self, defaulter: D) -> Result<Server, SetupError> {
+        let webhook = <D::Kind as CustomResource>::DEFINITION.webhook(true).ok_or_else(|| SetupError::NoWebhook {
+            kind: kind_name::<D::Kind>(),
+            which: "defaulting",
+            flag: "mutating",
+            option: "--defaulting",
+        })?;
+        let defaulter = Arc::new(defaulter);
+        self.route(
+            webhook.path,
+            Arc::new(move |body| {
+                let defaulter = defaulter.clone();
+                Box::pin(async move { admission::default(&*defaulter, body).await })
+            }),
+        )
+    }
+
+    /// Serves `validator` at the path of its kind's validating webhook.
+    ///
+    /// # Errors
+    /// The kind has no `#[rop(webhook(validating, ...))]`, or another webhook has the same path.
+    pub fn validator<V: Validator>(self, validator: V) -> Result<Server, SetupError> {
+        let webhook = <V::Kind as CustomResource>::DEFINITION.webhook(false).ok_or_else(|| SetupError::NoWebhook {
+            kind: kind_name::<V::Kind>(),
+            which: "validating",
+            flag: "validating",
+            option: "--programmatic-validation",
+        })?;
+        let validator = Arc::new(validator);
+        self.route(
+            webhook.path,
+            Arc::new(move |body| {
+                let validator = validator.clone();
+                Box::pin(async move { admission::validate(&*validator, body).await })
+            }),
+        )
+    }
+
+    /// Serves the conversions of one kind at [`CONVERSION_PATH`].
+    ///
+    /// # Errors
+    /// The hub is not the storage version, a spoke is not a version of the same kind, or the
+    /// kind's conversion is already registered.
+    pub fn conversion<H>(mut self, conversion: HubConversion<H>) -> Result<Server, SetupError> {
+        let kind = conversion.kind;
+        if let Some(error) = kind.errors.first() {
+            return Err(error.clone());
+        }
+        let name = format!("{}/{} {}", kind.group, kind.hub_version, kind.kind);
+        if !kind.hub_is_storage {
+            return Err(SetupError::HubNotStorage { hub: name });
+        }
+        let key = (kind.group.to_string(), kind.kind.to_string());
+        if self.conversions.insert(key, kind).is_some() {
+            return Err(SetupError::ConversionTwice { kind: name });
+        }
+        Ok(self)
+    }
+
+    fn route(mut self, path: &str, handler: Handler) -> Result<Server, SetupError> {
+        if self.handlers.insert(path.to_string(), handler).is_some() || path == CONVERSION_PATH {
+            return Err(SetupError::SamePath { path: path.into() });
+        }
+        Ok(self)
+    }
+
+    /// Whether no webhook is registered (the manager then starts no server).
+    pub fn is_empty(&self) -> bool {
+        self.handlers.is_empty() && self.conversions.is_empty()
+    }
+
+    /// The paths served, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self.handlers.keys().cloned().collect();
+        if !self.conversions.is_empty() {
+            paths.push(CONVERSION_PATH.into());
+            paths.sort();
+        }
+        paths
+    }
+
+    /// Answers one review sent to `path`: the response review, or `None` for a path nothing is
+    /// served at. What the HTTPS server does for each request, without the network, for tests.
+    pub async fn handle(&self, path: &str, review: Value) -> Option<Value> {
+        if path == CONVERSION_PATH && !self.conversions.is_empty() {
+            return Some(convert::review(&self.conversions, review));
+        }
+        let handler = self.handlers.get(path)?;
+        Some(handler(review).await)
+    }
+
+    /// The server as an axum router: `POST <path>` with a JSON review for each webhook.
+    pub fn router(self) -> Router {
+        let server = Arc::new(self);
+        Router::new().fallback(move |method: axum::http::Method, uri: Uri, body: Bytes| {
+            let server = server.clone();
+            async move {
+                if method != axum::http::Method::POST {
+                    return (StatusCode::METHOD_NOT_ALLOWED, "webhooks take POST\n").into_response();
+                }
+                let review = match serde_json::from_slice::<Value>(&body) {
+                    Ok(review) => review,
+                    Err(e) => return (StatusCode::BAD_REQUEST, format!("the body is not JSON: {e}\n")).into_response(),
+                };
+                match server.handle(uri.path(), review).await {
+                    Some(answer) => json(answer),
+                    None => (StatusCode::NOT_FOUND, format!("no webhook at {}\n", uri.path())).into_response(),
+                }
+            }
+        })
+    }
+}
+
+fn json(value: Value) -> Response {
+    let body = serde_json::to_vec(&value).expect("a JSON value always serialises");
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
