@@ -72,12 +72,16 @@ enum Alpha {
 enum Delete {
     /// Remove a kind in one version: its files (unless edited), marker insertions and PROJECT entry.
     Api(commands::delete_api::DeleteApiArgs),
+    /// Remove a kind version's webhooks (all, or the types named): code, registrations, manifests.
+    Webhook(commands::delete_webhook::DeleteWebhookArgs),
 }
 
 #[derive(Debug, Subcommand)]
 enum Create {
     /// Add a kind (or a new version of one): types, controller, sample, roles.
     Api(commands::create_api::CreateApiArgs),
+    /// Add defaulting, validating or conversion webhooks to a kind: server code, tests, manifests.
+    Webhook(commands::create_webhook::CreateWebhookArgs),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +90,7 @@ fn main() -> ExitCode {
     let result = std::env::current_dir().map_err(anyhow::Error::from).and_then(|root| match &cli.command {
         Commands::Init(args) => commands::init::run(&root, args),
         Commands::Create(Create::Api(args)) => commands::create_api::run(&project::find_root(&root), args),
+        Commands::Create(Create::Webhook(args)) => commands::create_webhook::run(&project::find_root(&root), args),
         Commands::Alpha(Alpha::Generate(args)) => commands::alpha_generate::run(&root, args),
         Commands::Completion { shell } => {
             let mut script = Vec::new();
@@ -102,6 +107,7 @@ fn main() -> ExitCode {
         }
         Commands::Edit(args) => commands::edit::run(&project::find_root(&root), args),
         Commands::Delete(Delete::Api(args)) => commands::delete_api::run(&project::find_root(&root), args),
+        Commands::Delete(Delete::Webhook(args)) => commands::delete_webhook::run(&project::find_root(&root), args),
         Commands::Generate(args) => commands::generate::run(&project::find_root(&root), args),
         Commands::Verify(args) => commands::verify::run(&root, args),
     });

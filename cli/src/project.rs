@@ -51,6 +51,38 @@ pub struct Resource {
     pub api: Option<Api>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub controller: bool,
+    /// Present when `rop create webhook` scaffolded webhooks for this kind version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<Webhooks>,
+}
+
+/// The webhooks of one kind version, as kubebuilder's PROJECT records them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Webhooks {
+    /// Always `v1` (`admissionregistration.k8s.io/v1`).
+    pub webhook_version: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defaulting: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub validation: bool,
+    /// This version is the hub of a conversion webhook.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conversion: bool,
+    /// The spoke versions converted through this hub.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spoke: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaulting_path: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_path: Option<String>,
+}
+
+impl Webhooks {
+    /// Whether no webhook type is left.
+    pub fn is_empty(&self) -> bool {
+        !self.defaulting && !self.validation && !self.conversion
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

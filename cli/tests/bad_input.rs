@@ -46,6 +46,17 @@ fn api(tail: &'static [&'static str]) -> &'static [&'static str] {
     Box::leak([API, tail].concat().into_boxed_slice())
 }
 
+const WEBHOOK: &[&str] = &["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
+
+fn webhook(tail: &'static [&'static str]) -> &'static [&'static str] {
+    Box::leak([WEBHOOK, tail].concat().into_boxed_slice())
+}
+
+/// The project with a defaulting webhook on Memcached.
+fn with_defaulting(dir: &Path) {
+    rop_ok(dir, webhook(&["--defaulting"]));
+}
+
 fn cases() -> Vec<Case> {
     use Setup::*;
     vec![
@@ -381,6 +392,130 @@ fn cases() -> Vec<Case> {
             setup: Project,
             code: 1,
             message: "cache/v1alpha1 Memcached already has a controller: pass --force to scaffold it again (its edits are lost)",
+        },
+        // create webhook
+        Case {
+            args: webhook(&[]),
+            setup: Project,
+            code: 1,
+            message: "rop create webhook needs at least one of --defaulting, --programmatic-validation and --conversion",
+        },
+        Case {
+            args: &[
+                "create",
+                "webhook",
+                "--group",
+                "cache",
+                "--version",
+                "v1alpha1",
+                "--kind",
+                "Redis",
+                "--defaulting",
+            ],
+            setup: Project,
+            code: 1,
+            message: "no API cache/v1alpha1 Redis in PROJECT: webhooks are for kinds created with rop; run `rop create api --group cache --version v1alpha1 --kind Redis` first",
+        },
+        Case {
+            args: &[
+                "create",
+                "webhook",
+                "--group",
+                "cache",
+                "--version",
+                "v1alpha1",
+                "--kind",
+                "Memcached",
+                "--defaulting",
+            ],
+            setup: Empty,
+            code: 1,
+            message: "no PROJECT file in {dir}: run this inside a project created by `rop init`, or create one with `rop init --domain example.com --repo github.com/you/your-operator`",
+        },
+        Case {
+            args: webhook(&["--defaulting"]),
+            setup: Edited(with_defaulting),
+            code: 1,
+            message: "cache/v1alpha1 Memcached already has a defaulting webhook: pass --force with --defaulting to scaffold it again (its edits are lost)",
+        },
+        Case {
+            args: webhook(&["--spoke", "v1"]),
+            setup: Project,
+            code: 1,
+            message: "--spoke names the versions of a conversion webhook: add --conversion, or drop --spoke",
+        },
+        Case {
+            args: webhook(&["--conversion"]),
+            setup: Project,
+            code: 1,
+            message: "--conversion needs --spoke with the other versions of Memcached, e.g. --spoke v1alpha1",
+        },
+        Case {
+            args: webhook(&["--conversion", "--spoke", "v2"]),
+            setup: Project,
+            code: 1,
+            message: "--spoke v2: Memcached has no version v2 in PROJECT; create it first with `rop create api --group cache --version v2 --kind Memcached --controller=false`",
+        },
+        Case {
+            args: webhook(&["--conversion", "--spoke", "v1alpha1"]),
+            setup: Project,
+            code: 1,
+            message: "--spoke v1alpha1 is the hub version itself: list the other versions of Memcached",
+        },
+        Case {
+            args: webhook(&["--programmatic-validation", "--defaulting-path", "/x"]),
+            setup: Project,
+            code: 1,
+            message: "--defaulting-path is for a defaulting webhook: add --defaulting, or drop it",
+        },
+        Case {
+            args: webhook(&["--programmatic-validation", "--validation-path", "validate me"]),
+            setup: Project,
+            code: 1,
+            message: "--validation-path \"validate me\" is not a URL path: start it with '/' and leave out spaces and quotes",
+        },
+        Case {
+            args: webhook(&["--defaulting", "--defaulting-path", "/convert"]),
+            setup: Project,
+            code: 1,
+            message: "--defaulting-path \"/convert\" is the conversion webhook's path: choose another",
+        },
+        Case {
+            args: webhook(&["--programmatic-validation"]),
+            setup: Edited(|d| {
+                replace_in(d, "api/src/v1alpha1/memcached.rs", "pub struct MemcachedSpec", "pub struct CacheSpec")
+            }),
+            code: 1,
+            message: "api/src/v1alpha1/memcached.rs has no `pub struct MemcachedSpec` line to put the webhook attribute on: add #[rop(webhook(validating))] to your spec type yourself, or restore the line",
+        },
+        Case {
+            args: webhook(&["--defaulting"]),
+            setup: Edited(|d| replace_in(d, "src/webhook/mod.rs", "// +rop:scaffold:webhooks", "")),
+            code: 1,
+            message: "src/webhook/mod.rs has no `+rop:scaffold:webhooks` marker line, where rop adds code: put the line back where it was (see a freshly scaffolded project), then run the command again",
+        },
+        Case {
+            args: webhook(&["--defaulting"]),
+            setup: Edited(|d| std::fs::write(d.join("src/webhook/memcached_v1alpha1.rs"), "// mine\n").unwrap()),
+            code: 1,
+            message: "refusing to overwrite src/webhook/memcached_v1alpha1.rs (already exists and differs): pass --force to replace it, losing its edits",
+        },
+        Case {
+            args: &[
+                "create",
+                "webhook",
+                "--group",
+                "cache",
+                "--version",
+                "v1alpha1",
+                "--kind",
+                "Memcached",
+                "--defaulting",
+                "--flavour",
+            ],
+            setup: Project,
+            code: 2,
+            message: "unexpected argument '--flavour'",
         },
     ]
 }

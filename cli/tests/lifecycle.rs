@@ -31,6 +31,23 @@ fn project() -> (tempfile::TempDir, PathBuf) {
         &dir,
         &["create", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--controller=false"],
     );
+    rop_ok(
+        &dir,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+            "--defaulting",
+            "--conversion",
+            "--spoke",
+            "v1beta1",
+        ],
+    );
     (tmp, dir)
 }
 
@@ -144,9 +161,16 @@ fn version_and_completion() {
 #[test]
 fn every_command_has_help_with_an_example() {
     let tmp = tempfile::tempdir().unwrap();
-    for command in
-        [&["init"][..], &["create", "api"], &["delete", "api"], &["generate"], &["alpha", "generate"], &["completion"]]
-    {
+    for command in [
+        &["init"][..],
+        &["create", "api"],
+        &["create", "webhook"],
+        &["delete", "api"],
+        &["delete", "webhook"],
+        &["generate"],
+        &["alpha", "generate"],
+        &["completion"],
+    ] {
         let help = rop_ok(tmp.path(), &[command, &["--help"]].concat());
         assert!(help.contains("Example:\n  rop "), "rop {command:?} --help:\n{help}");
     }

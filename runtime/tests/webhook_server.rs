@@ -14,7 +14,7 @@ pub mod v1 {
 
     /// A cache.
     #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
-    #[rop(group = "cache.example.com", version = "v1", kind = "Cache", storage)]
+    #[rop(group = "cache.example.com", version = "v1", kind = "Cache", storage, derive = "PartialEq")]
     #[rop(webhook(mutating))]
     #[rop(webhook(
         validating,
@@ -571,3 +571,60 @@ async fn a_missing_certificate_says_where_it_was_looked_for() {
         "cannot read the webhook server's TLS certificate /nonexistent/certs/tls.crt: No such file or directory (os error 2); mount one there (cert-manager does in a cluster, see config/default/manager_webhook_patch.yaml), pass --webhook-cert-dir, or run with ENABLE_WEBHOOKS=false"
     );
 }
+
+#[tokio::test]
+async fn a_registration_list_builds_the_server_and_the_testing_helpers_read_its_answers() {
+    use rop::webhook::{Registration, testing};
+    let server = Server::build([
+        Registration::defaulter(SizeDefaulter),
+        Registration::validator(SizeValidator),
+        Registration::conversion(HubConversion::<v1::Cache>::hub()),
+        // A second registration of the same hub adds its spokes.
+        Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>()),
+    ])
+    .unwrap();
+    let mut object = v1::Cache::new("c", v1::CacheSpec { size: None, memory_mib: Some(8) });
+    object.metadata.namespace = Some("default".into());
+
+    let review = testing::admission_review("CREATE", Some(&object), None);
+    assert_eq!(review["request"]["name"], "c");
+    assert_eq!(review["request"]["resource"]["resource"], "caches");
+    let answer = server.handle("/mutate-cache-example-com-v1-cache", review).await.unwrap();
+    let defaulted: v1::Cache = testing::patched(&answer, &object);
+    assert_eq!(defaulted.spec, v1::CacheSpec { size: Some(3), memory_mib: Some(8) });
+
+    let big = v1::Cache::new("c", v1::CacheSpec { size: Some(20), memory_mib: None });
+    let answer = server
+        .handle("/validate-cache-example-com-v1-cache", testing::admission_review("CREATE", Some(&big), None))
+        .await;
+    assert_eq!(
+        testing::verdict(&answer.unwrap()),
+        Err(Denied::new("size 20 is above 10").with_warning("see the docs"))
+    );
+    let answer = server
+        .handle("/validate-cache-example-com-v1-cache", testing::admission_review("DELETE", None, Some(&big)))
+        .await;
+    assert_eq!(testing::verdict(&answer.unwrap()), Ok(vec![]));
+
+    let as_v2: v2::Cache = testing::convert(&server, "cache.example.com/v2", &defaulted).await.unwrap();
+    assert_eq!(as_v2.spec.capacity, Some(v2::Capacity { replicas: 3, memory_mib: 8 }));
+    let back: v1::Cache = testing::convert(&server, "cache.example.com/v1", &as_v2).await.unwrap();
+    assert_eq!(back, defaulted);
+
+    let two_hubs = Server::build([
+        Registration::conversion(HubConversion::<v1::Cache>::hub()),
+        Registration::conversion(HubConversion::<TwoHubCache>::hub()),
+    ]);
+    assert_eq!(
+        two_hubs.err().unwrap().to_string(),
+        "cache.example.com Cache has two hubs, v1 and v9: a kind has one hub, its storage version"
+    );
+}
+
+mod v9 {
+    use super::*;
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
+    #[rop(group = "cache.example.com", version = "v9", kind = "Cache", storage)]
+    pub struct CacheSpec {}
+}
+use v9::Cache as TwoHubCache;

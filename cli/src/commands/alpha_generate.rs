@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use super::create_api::{self, CreateApiArgs};
+use super::create_webhook::{self, CreateWebhookArgs};
 use super::init::{self, Settings};
 use crate::project::Project;
 use crate::scaffold::resource;
@@ -109,6 +110,25 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
             dry_run: false,
         };
         create_api::run(output, &replay)?;
+    }
+    // Webhooks after every kind, since a conversion's spokes must exist first.
+    for r in &project.resources {
+        let Some(w) = &r.webhooks else { continue };
+        ui::detail(&format!("replaying create webhook --group {} --version {} --kind {}", r.group, r.version, r.kind));
+        let replay = CreateWebhookArgs {
+            group: r.group.clone(),
+            version: r.version.clone(),
+            kind: r.kind.clone(),
+            defaulting: w.defaulting,
+            programmatic_validation: w.validation,
+            conversion: w.conversion,
+            spoke: w.spoke.clone(),
+            defaulting_path: w.defaulting_path.clone(),
+            validation_path: w.validation_path.clone(),
+            force: false,
+            dry_run: false,
+        };
+        create_webhook::run(output, &replay)?;
     }
     let mut done = Project::load(output)?;
     done.multigroup = project.multigroup;

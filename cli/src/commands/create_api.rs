@@ -195,6 +195,7 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
         api: Some(Api { crd_version: "v1".into(), namespaced: args.namespaced }),
         controller: args.controller
             || project.find(&k.group, &k.version, &k.kind).map(|r| r.controller).unwrap_or(false),
+        webhooks: project.find(&k.group, &k.version, &k.kind).and_then(|r| r.webhooks.clone()),
     };
     match project.resources.iter_mut().find(|r| r.group == k.group && r.version == k.version && r.kind == k.kind) {
         Some(existing) => *existing = resource,

@@ -67,6 +67,21 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
             if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
         );
     };
+    let (group, kind, version) = (&args.group, &args.kind, &args.version);
+    if project.resources[index].webhooks.is_some() {
+        bail!(
+            "{group}/{version} {kind} has webhooks: delete them first with `rop delete webhook --group {group} --version {version} --kind {kind}`"
+        );
+    }
+    if let Some(hub) = project.resources.iter().find(|r| {
+        &r.group == group && &r.kind == kind && r.webhooks.as_ref().is_some_and(|w| w.spoke.contains(version))
+    }) {
+        bail!(
+            "{group}/{version} {kind} is a spoke of the conversion webhook of {}: delete that first with `rop delete webhook --group {group} --version {} --kind {kind} --conversion`",
+            hub.version,
+            hub.version
+        );
+    }
     let removed = project.resources.remove(index);
     let k = KindNames::of(&project, &removed);
     let namespaced = removed.api.as_ref().is_none_or(|a| a.namespaced);

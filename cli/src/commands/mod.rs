@@ -2,7 +2,9 @@
 
 pub mod alpha_generate;
 pub mod create_api;
+pub mod create_webhook;
 pub mod delete_api;
+pub mod delete_webhook;
 pub mod edit;
 pub mod generate;
 pub mod init;

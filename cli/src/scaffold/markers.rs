@@ -42,20 +42,17 @@ pub fn insert(file: &str, text: &str, marker: &str, fragment: &str) -> Result<St
     Ok(joined)
 }
 
-/// Removes the first run of lines equal to `fragment` (ignoring surrounding white space) from
-/// `text`: the reverse of [`insert`]. Text without the fragment comes back unchanged.
+/// Removes the first run of lines that holds `fragment` (see [`find_block`]) from `text`: the
+/// reverse of [`insert`], also after rustfmt rewrapped the fragment. Text without the fragment
+/// comes back unchanged.
 pub fn remove(text: &str, fragment: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let block: Vec<&str> = fragment.lines().collect();
-    if block.is_empty() || block.len() > lines.len() {
-        return text.to_string();
-    }
-    let Some(at) = lines.windows(block.len()).position(|w| w.iter().zip(&block).all(|(a, b)| a.trim() == b.trim()))
-    else {
+    let Some((start, end)) = find_block(&lines, &block) else {
         return text.to_string();
     };
-    let mut out: Vec<&str> = lines[..at].to_vec();
-    out.extend(&lines[at + block.len()..]);
+    let mut out: Vec<&str> = lines[..start].to_vec();
+    out.extend(&lines[end..]);
     let mut joined = out.join("\n");
     if text.ends_with('\n') {
         joined.push('\n');
@@ -63,11 +60,61 @@ pub fn remove(text: &str, fragment: &str) -> String {
     joined
 }
 
-fn contains_block(lines: &[&str], block: &[&str]) -> bool {
-    if block.is_empty() {
-        return true;
+/// Whether `a` and `b` hold the same code, ignoring layout (as [`normalized`] does): a file
+/// rop wrote is still its own after rustfmt.
+pub fn same_code(a: &str, b: &str) -> bool {
+    normalized(a) == normalized(b)
+}
+
+/// The code of `text` without layout: no white space, and no comma just before a closing
+/// bracket (rustfmt adds those when it wraps a call over several lines).
+fn normalized(text: &str) -> String {
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut out = String::with_capacity(compact.len());
+    let mut chars = compact.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ',' && matches!(chars.peek(), Some(')' | ']' | '}')) {
+            continue;
+        }
+        out.push(c);
     }
-    lines.windows(block.len()).any(|w| w.iter().zip(block).all(|(a, b)| a.trim() == b.trim()))
+    out
+}
+
+/// The lines `start..end` of `lines` that hold `block`: the same lines ignoring surrounding
+/// white space, or else lines whose code is the block's once layout is ignored (the fragment
+/// as rustfmt wrapped it).
+fn find_block(lines: &[&str], block: &[&str]) -> Option<(usize, usize)> {
+    if block.is_empty() || block.len() > lines.len() {
+        return None;
+    }
+    if let Some(at) = lines.windows(block.len()).position(|w| w.iter().zip(block).all(|(a, b)| a.trim() == b.trim())) {
+        return Some((at, at + block.len()));
+    }
+    let wanted = normalized(&block.join("\n"));
+    if wanted.is_empty() {
+        return None;
+    }
+    for start in 0..lines.len() {
+        let mut window = String::new();
+        for (end, line) in lines.iter().enumerate().skip(start) {
+            window.push_str(line);
+            window.push('\n');
+            let have = normalized(&window);
+            if have == wanted {
+                return Some((start, end + 1));
+            }
+            // One more character than wanted can still be a comma the next line drops.
+            if have.len() > wanted.len() + 1 {
+                break;
+            }
+        }
+    }
+    None
+}
+
+fn contains_block(lines: &[&str], block: &[&str]) -> bool {
+    block.is_empty() || find_block(lines, block).is_some()
 }
 
 #[cfg(test)]
@@ -96,6 +143,14 @@ mod tests {
         let inserted = insert("src/main.rs", RUST, "kinds", "a(),\nb(),").unwrap();
         assert_eq!(remove(&inserted, "a(),\nb(),"), RUST);
         assert_eq!(remove(RUST, "a(),"), RUST);
+    }
+
+    #[test]
+    fn a_fragment_rustfmt_rewrapped_is_found_and_removed() {
+        let wrapped = "    run(&[\n        register(\n            first::<A>()\n                .second::<B>(),\n        ),\n        // +rop:scaffold:kinds\n    ]);\n";
+        let fragment = "register(first::<A>().second::<B>()),";
+        assert_eq!(insert("src/main.rs", wrapped, "kinds", fragment).unwrap(), wrapped);
+        assert_eq!(remove(wrapped, fragment), "    run(&[\n        // +rop:scaffold:kinds\n    ]);\n");
     }
 
     #[test]

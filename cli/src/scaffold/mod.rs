@@ -5,3 +5,4 @@ pub mod markers;
 pub mod plan;
 pub mod resource;
 pub mod templates;
+pub mod webhook;

@@ -72,6 +72,15 @@ impl Plan {
         self.files.insert(path.into(), Planned { content: Some(content), if_exists, expected: None });
     }
 
+    /// Plans new content for `path`, keeping what was planned for the case that it exists: an
+    /// edit (a marker insertion) of a file this plan creates is refused if that file is, and
+    /// an edit of a file on disk overwrites it.
+    pub fn edit(&mut self, path: impl Into<String>, content: String) {
+        let path = path.into();
+        let if_exists = self.files.get(&path).map(|p| p.if_exists).unwrap_or(IfExists::Overwrite);
+        self.files.insert(path, Planned { content: Some(content), if_exists, expected: None });
+    }
+
     /// Plans the removal of `path`. When `expected` is given and the file holds anything else
     /// (the user edited it), the removal is refused unless `force`.
     pub fn remove(&mut self, path: impl Into<String>, expected: Option<String>) {

@@ -45,8 +45,29 @@ pub enum SetupError {
     HubNotStorage { hub: String },
     #[error("{spoke} is not a spoke of {hub}: a spoke is another version of the same group and kind")]
     NotASpoke { hub: String, spoke: String },
-    #[error("the conversion of {kind} is registered twice")]
-    ConversionTwice { kind: String },
+    #[error("{kind} has two hubs, {first} and {second}: a kind has one hub, its storage version")]
+    TwoHubs { kind: String, first: String, second: String },
+}
+
+/// One webhook to register, for [`Server::build`]: a list of these is how a project names its
+/// webhooks (`src/webhook/mod.rs`, extended by `rop create webhook`).
+pub struct Registration(Box<dyn FnOnce(Server) -> Result<Server, SetupError>>);
+
+impl Registration {
+    /// As [`Server::defaulter`].
+    pub fn defaulter<D: Defaulter>(defaulter: D) -> Registration {
+        Registration(Box::new(move |server| server.defaulter(defaulter)))
+    }
+
+    /// As [`Server::validator`].
+    pub fn validator<V: Validator>(validator: V) -> Registration {
+        Registration(Box::new(move |server| server.validator(validator)))
+    }
+
+    /// As [`Server::conversion`].
+    pub fn conversion<H: 'static>(conversion: HubConversion<H>) -> Registration {
+        Registration(Box::new(move |server| server.conversion(conversion)))
+    }
 }
 
 fn kind_name<K: CustomResource>() -> String {
@@ -102,11 +123,12 @@ impl Server {
         )
     }
 
-    /// Serves the conversions of one kind at [`CONVERSION_PATH`].
+    /// Serves the conversions of one kind at [`CONVERSION_PATH`]. Registering the same hub
+    /// again adds its spokes to the ones already there.
     ///
     /// # Errors
     /// The hub is not the storage version, a spoke is not a version of the same kind, or the
-    /// kind's conversion is already registered.
+    /// kind already has a conversion with another hub.
     pub fn conversion<H>(mut self, conversion: HubConversion<H>) -> Result<Server, SetupError> {
         let kind = conversion.kind;
         if let Some(error) = kind.errors.first() {
@@ -117,10 +139,29 @@ impl Server {
             return Err(SetupError::HubNotStorage { hub: name });
         }
         let key = (kind.group.to_string(), kind.kind.to_string());
-        if self.conversions.insert(key, kind).is_some() {
-            return Err(SetupError::ConversionTwice { kind: name });
+        match self.conversions.get_mut(&key) {
+            Some(existing) if existing.hub_version == kind.hub_version => existing.spokes.extend(kind.spokes),
+            Some(existing) => {
+                return Err(SetupError::TwoHubs {
+                    kind: format!("{} {}", kind.group, kind.kind),
+                    first: existing.hub_version.into(),
+                    second: kind.hub_version.into(),
+                });
+            }
+            None => {
+                self.conversions.insert(key, kind);
+            }
         }
         Ok(self)
+    }
+
+    /// A server with every webhook of `registrations`, registered in order.
+    ///
+    /// # Errors
+    /// The first registration that fails, as [`Server::defaulter`], [`Server::validator`] and
+    /// [`Server::conversion`] do.
+    pub fn build(registrations: impl IntoIterator<Item = Registration>) -> Result<Server, SetupError> {
+        registrations.into_iter().try_fold(Server::new(), |server, registration| (registration.0)(server))
     }
 
     fn route(mut self, path: &str, handler: Handler) -> Result<Server, SetupError> {

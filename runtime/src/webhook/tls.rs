@@ -67,6 +67,15 @@ fn load(dir: &Path) -> Result<ServerConfig, ServeError> {
     Ok(config)
 }
 
+/// Checks that `dir` holds a certificate and key the server can serve with, so a manager can
+/// fail at start instead of when the first request comes.
+///
+/// # Errors
+/// As [`Server::serve`]: a missing or unreadable file, or a certificate and key that do not match.
+pub fn check_certificate(dir: &Path) -> Result<(), ServeError> {
+    load(dir).map(drop)
+}
+
 fn modified(dir: &Path) -> Option<(SystemTime, SystemTime)> {
     let time = |name| std::fs::metadata(dir.join(name)).and_then(|m| m.modified()).ok();
     Some((time(CERT_FILE)?, time(KEY_FILE)?))

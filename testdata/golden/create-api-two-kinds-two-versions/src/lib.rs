@@ -9,3 +9,4 @@ pub mod leader;
 pub mod metrics;
 pub mod probes;
 pub mod telemetry;
+pub mod webhook;

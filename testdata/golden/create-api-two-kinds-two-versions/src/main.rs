@@ -21,6 +21,7 @@ use memcached_operator::leader::Leader;
 use memcached_operator::metrics::Metrics;
 use memcached_operator::probes::{self, BindAddress, Readiness};
 use memcached_operator::telemetry;
+use memcached_operator::webhook;
 // +rop:scaffold:imports
 
 /// How long running reconciliations get to finish once shutdown starts; keep it below
@@ -51,6 +52,19 @@ struct Args {
     /// Name of the leader Lease.
     #[arg(long, default_value = concat!(env!("CARGO_PKG_NAME"), "-leader"))]
     leader_election_id: String,
+
+    /// Address of the HTTPS webhook server, started when the project has webhooks.
+    #[arg(long, default_value = "0.0.0.0:9443")]
+    webhook_bind_address: std::net::SocketAddr,
+
+    /// Folder holding the webhook server's certificate, `tls.crt` and `tls.key`.
+    #[arg(long, default_value = rop::webhook::DEFAULT_CERT_DIR)]
+    webhook_cert_dir: std::path::PathBuf,
+
+    /// Serve the webhooks; `false` (or ENABLE_WEBHOOKS=false) runs the controllers without them,
+    /// as `make run` does on a machine without the serving certificate.
+    #[arg(long, env = "ENABLE_WEBHOOKS", default_value = "true", action = clap::ArgAction::Set)]
+    enable_webhooks: bool,
     // TODO(user): add your own flags.
 }
 
@@ -66,7 +80,8 @@ async fn main() -> anyhow::Result<()> {
     let mut registry = Registry::default();
     let metrics = Metrics::register(&mut registry);
     let readiness = Readiness::default();
-    let servers = start_servers(&args, registry, readiness.clone(), &shutdown).await?;
+    let mut servers = start_servers(&args, registry, readiness.clone(), &shutdown).await?;
+    servers.extend(start_webhook_server(&args, &shutdown)?);
 
     // kube uses rustls with ring. rustls refuses to choose when a second provider
     // is compiled in (test builds: kube-fake-client enables aws-lc-rs), so pick one.
@@ -199,6 +214,36 @@ async fn start_servers(
         servers.push(server.await.context("failed to start the health server")?);
     }
     Ok(servers)
+}
+
+/// Starts the webhook server when the project has webhooks and they are enabled. Every
+/// replica serves them, leader or not: the API server calls any of them.
+fn start_webhook_server(
+    args: &Args,
+    shutdown: &CancellationToken,
+) -> anyhow::Result<Option<JoinHandle<std::io::Result<()>>>> {
+    let server = webhook::server().context("the webhooks are not set up right")?;
+    if server.is_empty() {
+        return Ok(None);
+    }
+    if !args.enable_webhooks {
+        warn!("webhooks are disabled (ENABLE_WEBHOOKS=false): objects are admitted without them");
+        return Ok(None);
+    }
+    // Fail now, not at shutdown, when the certificate is not there.
+    rop::webhook::check_certificate(&args.webhook_cert_dir)?;
+    info!(address = %args.webhook_bind_address, paths = ?server.paths(), "starting the webhook server");
+    let (addr, dir, stop) = (
+        args.webhook_bind_address,
+        args.webhook_cert_dir.clone(),
+        shutdown.clone(),
+    );
+    Ok(Some(tokio::spawn(async move {
+        server
+            .serve(addr, &dir, stop.cancelled_owned())
+            .await
+            .map_err(std::io::Error::other)
+    })))
 }
 
 /// Cancels `shutdown` on SIGTERM or Ctrl-C; a second signal exits at once.

@@ -1,0 +1,300 @@
+//! `rop create webhook`: defaulting, validating and conversion webhooks for a kind version,
+//! with their server registrations, tests, manifests and certificates (kubebuilder's
+//! `create webhook`, with its rules for the flags).
+
+use std::path::Path;
+
+use anyhow::bail;
+
+use crate::names;
+use crate::project::{self, Project, Webhooks};
+use crate::scaffold::markers;
+use crate::scaffold::plan::{self, IfExists, Plan};
+use crate::scaffold::resource::{self, KindNames};
+use crate::scaffold::templates::Templates;
+use crate::scaffold::webhook::{self, WebhookScaffold};
+use crate::ui;
+
+/// Flags of `rop create webhook`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:
+  rop create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation
+  rop create webhook --group cache --version v1 --kind Memcached --conversion --spoke v1alpha1,v2")]
+pub struct CreateWebhookArgs {
+    /// API group without the domain, e.g. `cache`.
+    #[arg(long)]
+    pub group: String,
+    /// API version of the kind the webhooks are for, e.g. `v1`; with --conversion, the hub.
+    #[arg(long)]
+    pub version: String,
+    /// Kind, e.g. `Memcached`; it must have been created with `rop create api`.
+    #[arg(long)]
+    pub kind: String,
+    /// A defaulting (mutating) webhook: a `Defaulter` that fills in fields.
+    #[arg(long)]
+    pub defaulting: bool,
+    /// A validating webhook: a `Validator` for create, update and delete.
+    #[arg(long)]
+    pub programmatic_validation: bool,
+    /// A conversion webhook with --version as the hub (it must be the storage version).
+    #[arg(long)]
+    pub conversion: bool,
+    /// With --conversion: the other versions, converted to and from the hub (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub spoke: Vec<String>,
+    /// With --defaulting: the URL path of the webhook (default /mutate-<group>-<version>-<kind>).
+    #[arg(long)]
+    pub defaulting_path: Option<String>,
+    /// With --programmatic-validation: the URL path (default /validate-<group>-<version>-<kind>).
+    #[arg(long)]
+    pub validation_path: Option<String>,
+    /// Scaffold webhook types the kind already has again (their edits are lost).
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Checks a custom webhook path: absolute, no spaces, not the conversion path.
+fn check_path(flag: &str, path: &str) -> anyhow::Result<()> {
+    if !path.starts_with('/') || path.chars().any(|c| c.is_whitespace() || c == '"' || c == '\\') {
+        bail!("{flag} \"{path}\" is not a URL path: start it with '/' and leave out spaces and quotes");
+    }
+    if path == "/convert" {
+        bail!("{flag} \"/convert\" is the conversion webhook's path: choose another");
+    }
+    Ok(())
+}
+
+/// The webhook types the kind version has after this command, checked against what it has.
+fn check(project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(KindNames, Webhooks, Webhooks)> {
+    if !args.spoke.is_empty() && !args.conversion {
+        bail!("--spoke names the versions of a conversion webhook: add --conversion, or drop --spoke");
+    }
+    if !args.defaulting && !args.programmatic_validation && !args.conversion {
+        bail!("rop create webhook needs at least one of --defaulting, --programmatic-validation and --conversion");
+    }
+    if args.conversion && args.spoke.is_empty() {
+        bail!("--conversion needs --spoke with the other versions of {}, e.g. --spoke v1alpha1", args.kind);
+    }
+    match (&args.defaulting_path, args.defaulting) {
+        (Some(_), false) => bail!("--defaulting-path is for a defaulting webhook: add --defaulting, or drop it"),
+        (Some(path), true) => check_path("--defaulting-path", path)?,
+        _ => {}
+    }
+    match (&args.validation_path, args.programmatic_validation) {
+        (Some(_), false) => {
+            bail!("--validation-path is for a validating webhook: add --programmatic-validation, or drop it")
+        }
+        (Some(path), true) => check_path("--validation-path", path)?,
+        _ => {}
+    }
+    names::check_group(&args.group, &project.domain)?;
+    names::check_version(&args.version)?;
+    names::check_kind(&args.kind)?;
+    let Some(resource) = project.find(&args.group, &args.version, &args.kind).filter(|r| r.api.is_some()) else {
+        bail!(
+            "no API {}/{} {} in PROJECT: webhooks are for kinds created with rop; run `rop create api --group {} --version {} --kind {}` first",
+            args.group,
+            args.version,
+            args.kind,
+            args.group,
+            args.version,
+            args.kind
+        );
+    };
+    let old = resource.webhooks.clone().unwrap_or_default();
+    for (asked, has, which, flag) in [
+        (args.defaulting, old.defaulting, "defaulting", "--defaulting"),
+        (args.programmatic_validation, old.validation, "validating", "--programmatic-validation"),
+        (args.conversion, old.conversion, "conversion", "--conversion"),
+    ] {
+        if asked && has && !args.force {
+            bail!(
+                "{}/{} {} already has a {which} webhook: pass --force with {flag} to scaffold it again (its edits are lost)",
+                args.group,
+                args.version,
+                args.kind
+            );
+        }
+    }
+    for spoke in &args.spoke {
+        names::check_version(spoke)?;
+        if spoke == &args.version {
+            bail!("--spoke {spoke} is the hub version itself: list the other versions of {}", args.kind);
+        }
+        if project.find(&args.group, spoke, &args.kind).and_then(|r| r.api.as_ref()).is_none() {
+            bail!(
+                "--spoke {spoke}: {} has no version {spoke} in PROJECT; create it first with `rop create api --group {} --version {spoke} --kind {} --controller=false`",
+                args.kind,
+                args.group,
+                args.kind
+            );
+        }
+        if let Some(other) = project.resources.iter().find(|r| {
+            r.group == args.group
+                && r.kind == args.kind
+                && r.version != args.version
+                && r.webhooks.as_ref().is_some_and(|w| w.conversion)
+        }) {
+            bail!(
+                "{} already converts through hub {}: a kind has one hub, pass --version {}",
+                args.kind,
+                other.version,
+                other.version
+            );
+        }
+    }
+    let new = Webhooks {
+        webhook_version: "v1".into(),
+        defaulting: args.defaulting,
+        validation: args.programmatic_validation,
+        conversion: args.conversion,
+        spoke: args.spoke.clone(),
+        defaulting_path: args.defaulting_path.clone(),
+        validation_path: args.validation_path.clone(),
+    };
+    let mut all = old.clone();
+    all.webhook_version = "v1".into();
+    all.defaulting |= new.defaulting;
+    all.validation |= new.validation;
+    all.conversion |= new.conversion;
+    for spoke in &new.spoke {
+        if !all.spoke.contains(spoke) {
+            all.spoke.push(spoke.clone());
+        }
+    }
+    if args.defaulting {
+        all.defaulting_path = new.defaulting_path.clone();
+    }
+    if args.programmatic_validation {
+        all.validation_path = new.validation_path.clone();
+    }
+    Ok((KindNames::of(project, resource), new, all))
+}
+
+/// `text` (a kind's types file) with `attributes` just above `pub struct <Kind>Spec`, each
+/// unless an attribute for the same webhook type is there already. A mutating webhook's
+/// attribute goes above a validating one's, so the order does not depend on the commands'.
+fn add_attributes(path: &str, text: &str, kind: &str, attributes: &[String]) -> anyhow::Result<String> {
+    let anchor = format!("pub struct {kind}Spec");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for attribute in attributes {
+        let which = attribute.split(['(', ',', ')']).nth(2).unwrap_or_default();
+        if text.contains(&format!("webhook({which}")) {
+            continue;
+        }
+        let Some(mut at) = lines.iter().position(|l| l.trim_start().starts_with(&anchor)) else {
+            bail!(
+                "{path} has no `{anchor}` line to put the webhook attribute on: add {attribute} to your spec type yourself, or restore the line"
+            );
+        };
+        if which == "mutating"
+            && let Some(validating) = lines[..at].iter().position(|l| l.contains("#[rop(webhook(validating"))
+        {
+            at = validating;
+        }
+        lines.insert(at, attribute.clone());
+    }
+    Ok(lines.join("\n") + if text.ends_with('\n') { "\n" } else { "" })
+}
+
+/// Applies `scaffold` to `plan`: user-owned files refused if present (or replaced with
+/// `force`), shared files written once, fragments at their markers, attributes on the spec.
+pub fn apply(
+    plan: &mut Plan,
+    scaffold: &WebhookScaffold,
+    types_file: &str,
+    kind: &str,
+    force: bool,
+) -> anyhow::Result<()> {
+    for f in &scaffold.files {
+        let exists = plan.current(&f.path)?.is_some();
+        match (f.user_owned, exists) {
+            (_, false) => plan.file(&f.path, f.content.clone(), IfExists::Refuse),
+            (true, true) => {
+                let if_exists = if force { IfExists::Overwrite } else { IfExists::Refuse };
+                plan.file(&f.path, f.content.clone(), if_exists);
+            }
+            // Shared files (the Service, the certificates, the manager patch) are kept.
+            (false, true) => {}
+        }
+    }
+    for i in &scaffold.inserts {
+        let current = plan.current(&i.path)?.ok_or_else(|| {
+            anyhow::anyhow!(
+                "{} is missing; rop adds code to it at `+rop:scaffold:{}`: restore it from version control or a fresh `rop init`",
+                i.path,
+                i.marker
+            )
+        })?;
+        plan.edit(&i.path, markers::insert(&i.path, &current, &i.marker, &i.fragment)?);
+    }
+    if !scaffold.attributes.is_empty() {
+        let current =
+            plan.current(types_file)?.ok_or_else(|| anyhow::anyhow!("{types_file} is missing: restore it"))?;
+        plan.edit(types_file, add_attributes(types_file, &current, kind, &scaffold.attributes)?);
+    }
+    Ok(())
+}
+
+/// Runs `rop create webhook` in the project at `root`.
+///
+/// # Errors
+/// Outside a project, contradicting flags, a kind that does not exist, a webhook type the kind
+/// has (without `--force`), a missing scaffold marker, or a failed write; in every case nothing
+/// is changed on disk.
+pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
+    let mut project = Project::load(root)?;
+    project.check_tree(root)?;
+    let (k, new, all) = check(&project, args)?;
+    let templates = Templates::load(root)?;
+    let header = resource::header_of(root);
+    let mut plan = Plan::new(root);
+    let types_file = format!("{}/{}.rs", k.api_dir(), k.snake);
+    // The webhook module is rendered with every type the kind has after this command when it
+    // is new (or forced), and gets only the new types' fragments when rop made it before.
+    let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
+    let had_module = project.find(&k.group, &k.version, &k.kind).and_then(|r| r.webhooks.as_ref());
+    let had_module = had_module.is_some_and(|w| w.defaulting || w.validation);
+    let fresh_module = args.force || !had_module || !root.join(&module_file).is_file();
+    let (admission, spokes) = if fresh_module { (&all, &all.spoke) } else { (&new, &new.spoke) };
+    let described = Webhooks {
+        defaulting: admission.defaulting,
+        validation: admission.validation,
+        conversion: !spokes.is_empty() && new.conversion,
+        spoke: if args.force { all.spoke.clone() } else { spokes.clone() },
+        ..all.clone()
+    };
+    let mut scaffold = webhook::describe(&project, &k, &described, &templates, &header)?;
+    if !fresh_module {
+        scaffold.files.retain(|f| f.path != module_file);
+    }
+    apply(&mut plan, &scaffold, &types_file, &k.kind, args.force)?;
+
+    if let Some(r) =
+        project.resources.iter_mut().find(|r| r.group == k.group && r.version == k.version && r.kind == k.kind)
+    {
+        r.webhooks = Some(all);
+    }
+    plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
+
+    let Some(changes) = plan.finish(args.force, args.dry_run, "rop create webhook would write")? else {
+        return Ok(());
+    };
+    ui::info(&plan::summary(&changes));
+    let mut next = Vec::new();
+    if new.defaulting || new.validation {
+        next.push(format!("fill in src/webhook/{}.rs", webhook::module(&k)));
+    }
+    if new.conversion {
+        next.push(format!(
+            "make sure {} is the storage version of {} and fill in the spokes' *_conversion.rs",
+            k.version, k.kind
+        ));
+    }
+    next.push("run `make manifests` (cert-manager must be in the cluster to deploy)".into());
+    ui::info(&format!("Next: {}", next.join(", then ")));
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! `rop delete webhook`: removes what `rop create webhook` added for a kind version — the
+//! defaulter, validator or conversion code (if unchanged since rop wrote it, or with `--force`
+//! for whole files), the registrations, the attributes, the manifests' pieces that no other
+//! webhook needs, and the PROJECT record.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::bail;
+
+use crate::project::{self, Project, Webhooks};
+use crate::scaffold::markers;
+use crate::scaffold::plan::{self, Change, IfExists, Plan};
+use crate::scaffold::resource::{self, KindNames};
+use crate::scaffold::templates::Templates;
+use crate::scaffold::webhook;
+use crate::ui;
+
+/// Flags of `rop delete webhook`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:
+  rop delete webhook --group cache --version v1 --kind Memcached --defaulting
+  rop delete webhook --group cache --version v1 --kind Memcached   # every webhook of the kind version")]
+pub struct DeleteWebhookArgs {
+    /// API group without the domain, e.g. `cache`.
+    #[arg(long)]
+    pub group: String,
+    /// API version, e.g. `v1`.
+    #[arg(long)]
+    pub version: String,
+    /// Kind, e.g. `Memcached`.
+    #[arg(long)]
+    pub kind: String,
+    /// Delete the defaulting webhook.
+    #[arg(long)]
+    pub defaulting: bool,
+    /// Delete the validating webhook.
+    #[arg(long)]
+    pub programmatic_validation: bool,
+    /// Delete the conversion webhook and its spokes' conversions.
+    #[arg(long)]
+    pub conversion: bool,
+    /// Delete files even if they were edited since rop wrote them.
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would be deleted or changed, and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// The webhook types to delete: those asked for, or all the kind version has.
+fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> {
+    let all = !args.defaulting && !args.programmatic_validation && !args.conversion;
+    let mut gone = Webhooks { webhook_version: has.webhook_version.clone(), ..Webhooks::default() };
+    for (asked, present, slot, which) in [
+        (args.defaulting, has.defaulting, &mut gone.defaulting, "defaulting"),
+        (args.programmatic_validation, has.validation, &mut gone.validation, "validating"),
+        (args.conversion, has.conversion, &mut gone.conversion, "conversion"),
+    ] {
+        if asked && !present {
+            bail!("{}/{} {} has no {which} webhook to delete", args.group, args.version, args.kind);
+        }
+        *slot = present && (asked || all);
+    }
+    if gone.conversion {
+        gone.spoke = has.spoke.clone();
+    }
+    if gone.defaulting {
+        gone.defaulting_path = has.defaulting_path.clone();
+    }
+    if gone.validation {
+        gone.validation_path = has.validation_path.clone();
+    }
+    Ok(gone)
+}
+
+/// `text` without the one-line `#[rop(webhook(mutating ...))]` (or `validating`) attribute,
+/// as `create webhook` wrote it or with more settings on that line.
+fn remove_attribute(path: &str, text: &str, attribute: &str) -> anyhow::Result<String> {
+    let which = if attribute.contains("webhook(mutating") { "mutating" } else { "validating" };
+    let prefix = format!("#[rop(webhook({which}");
+    let lines: Vec<&str> = text.lines().collect();
+    let matching: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].trim_start().starts_with(&prefix)).collect();
+    let [at] = matching[..] else {
+        bail!(
+            "{path}: cannot find one `{prefix}...))]` line: remove the attribute yourself, then run the command again"
+        );
+    };
+    if !lines[at].trim_end().ends_with(")]") {
+        bail!(
+            "{path}: the attribute at line {} spans several lines: remove it yourself, then run the command again",
+            at + 1
+        );
+    }
+    let mut out: Vec<&str> = lines[..at].to_vec();
+    out.extend(&lines[at + 1..]);
+    Ok(out.join("\n") + if text.ends_with('\n') { "\n" } else { "" })
+}
+
+/// Runs `rop delete webhook` in the project at `root`.
+///
+/// # Errors
+/// Outside a project, a kind version without the webhooks asked for, code edited since rop
+/// wrote it (without `--force`), or a failed write; in every case nothing is changed on disk.
+pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
+    let mut project = Project::load(root)?;
+    let Some(index) = project
+        .resources
+        .iter()
+        .position(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
+    else {
+        bail!("PROJECT has no API {}/{} {}", args.group, args.version, args.kind);
+    };
+    let Some(has) = project.resources[index].webhooks.clone() else {
+        bail!("{}/{} {} has no webhooks in PROJECT: nothing to delete", args.group, args.version, args.kind);
+    };
+    let gone = chosen(args, &has)?;
+    let k = KindNames::of(&project, &project.resources[index]);
+    let templates = Templates::load(root)?;
+    let header = resource::header_of(root);
+    let scaffold = webhook::describe(&project, &k, &gone, &templates, &header)?;
+
+    // What stays: the remaining types of this kind version and every other webhook.
+    let mut left = has.clone();
+    left.defaulting &= !gone.defaulting;
+    left.validation &= !gone.validation;
+    if gone.conversion {
+        left.conversion = false;
+        left.spoke.clear();
+    }
+    left.defaulting_path = left.defaulting_path.filter(|_| left.defaulting);
+    left.validation_path = left.validation_path.filter(|_| left.validation);
+    project.resources[index].webhooks = (!left.is_empty()).then_some(left);
+    let mut needed_files = HashSet::new();
+    let mut needed = HashSet::new();
+    for r in &project.resources {
+        if let Some(w) = &r.webhooks {
+            let other = KindNames::of(&project, r);
+            let s = webhook::describe(&project, &other, w, &templates, &header)?;
+            needed_files.extend(s.files.into_iter().map(|f| f.path));
+            needed.extend(s.inserts.into_iter().map(|i| (i.path, i.fragment)));
+        }
+    }
+
+    let mut plan = Plan::new(root);
+    let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
+    for i in &scaffold.inserts {
+        if needed.contains(&(i.path.clone(), i.fragment.clone())) {
+            continue;
+        }
+        let Some(current) = plan.current(&i.path)? else { continue };
+        let removed = markers::remove(&current, &i.fragment);
+        if removed == current && i.path == module_file && !needed_files.contains(&module_file) {
+            // The whole module goes (refused below if it was edited, unless --force).
+            continue;
+        }
+        if removed == current && i.path.ends_with(".rs") && !i.fragment.trim().is_empty() {
+            bail!(
+                "{} was edited where rop wrote `{}`: remove that code yourself, or pass --force to delete the kind's whole webhook module",
+                i.path,
+                i.fragment
+                    .lines()
+                    .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with("//"))
+                    .unwrap_or("")
+                    .trim()
+            );
+        }
+        plan.file(&i.path, removed, IfExists::Overwrite);
+    }
+    for f in scaffold.files.iter().filter(|f| !needed_files.contains(&f.path)) {
+        let Some(planned) = plan.current(&f.path)? else { continue };
+        // A file is rop's own if its code is the template's once the fragments of the types
+        // deleted are out of it (the planned edits above); then what is on disk may go.
+        let on_disk = std::fs::read_to_string(root.join(&f.path)).unwrap_or_default();
+        let expected = if markers::same_code(&planned, &f.content) { on_disk } else { f.content.clone() };
+        plan.remove(&f.path, Some(expected));
+    }
+    let types_file = format!("{}/{}.rs", k.api_dir(), k.snake);
+    for attribute in &scaffold.attributes {
+        if let Some(current) = plan.current(&types_file)? {
+            plan.file(&types_file, remove_attribute(&types_file, &current, attribute)?, IfExists::Overwrite);
+        }
+    }
+    // The webhook manifests go with the last admission webhook.
+    let any_admission =
+        project.resources.iter().filter_map(|r| r.webhooks.as_ref()).any(|w| w.defaulting || w.validation);
+    let manifests = rop::manifests::WEBHOOK_MANIFESTS;
+    if !any_admission && root.join(manifests).is_file() {
+        plan.remove(manifests, None);
+    }
+    plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
+
+    let Some(entries) = plan.finish(args.force, args.dry_run, "rop delete webhook would change")? else {
+        return Ok(());
+    };
+    let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
+    ui::info(&plan::summary(&changed));
+    ui::info("Next: run `make manifests` to update config/webhook/manifests.yaml");
+    Ok(())
+}

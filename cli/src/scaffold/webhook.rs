@@ -1,0 +1,156 @@
+//! What `rop create webhook` adds to a project for one kind version, described as data: the
+//! files it renders, the fragments it inserts at markers and the `#[rop(webhook(...))]`
+//! attributes it puts on the spec type. `create webhook` applies the description;
+//! `delete webhook` reverses it.
+
+use tera::Context;
+
+use super::resource::{Insert, KindNames};
+use super::templates::Templates;
+use crate::project::{Project, Webhooks};
+
+/// A file of the webhooks, rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebhookFile {
+    /// Path relative to the project root.
+    pub path: String,
+    pub content: String,
+    /// The user edits it (webhook module, spoke conversion): never replaced without `--force`.
+    /// Other files are shared by every webhook: written once and then left alone.
+    pub user_owned: bool,
+}
+
+/// The files, insertions and attributes of one kind version's webhooks, rendered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WebhookScaffold {
+    pub files: Vec<WebhookFile>,
+    /// Marker insertions, in order (a file's skeleton before the fragments that go into it).
+    pub inserts: Vec<Insert>,
+    /// Lines put just above `pub struct <Kind>Spec` in the kind's types file.
+    pub attributes: Vec<String>,
+}
+
+/// Module of a kind version's admission webhooks under `src/webhook/`: `memcached_v1` or,
+/// multigroup, `cache_memcached_v1`.
+pub fn module(k: &KindNames) -> String {
+    format!("{}_{}", k.controller_module(), k.version)
+}
+
+/// The attribute that declares one webhook on the spec type.
+pub fn attribute(mutating: bool, path: Option<&str>) -> String {
+    let which = if mutating { "mutating" } else { "validating" };
+    match path {
+        Some(path) => format!("#[rop(webhook({which}, path = \"{path}\"))]"),
+        None => format!("#[rop(webhook({which}))]"),
+    }
+}
+
+/// The names of spoke `version` of the kind `k`, in the layout `k` has.
+fn spoke_names(project: &Project, k: &KindNames, version: &str) -> KindNames {
+    let mut spoke = KindNames::new(project, &k.group, version, &k.kind, &k.plural);
+    spoke.multigroup = k.multigroup;
+    spoke
+}
+
+/// What the webhooks `w` of kind version `k` consist of, rendered with `templates`.
+///
+/// # Errors
+/// A template that does not render.
+pub fn describe(
+    project: &Project,
+    k: &KindNames,
+    w: &Webhooks,
+    templates: &Templates,
+    header: &str,
+) -> anyhow::Result<WebhookScaffold> {
+    let mut s = WebhookScaffold::default();
+    let context = context(project, k, header, None);
+    let render = |template: &str, context: &Context| -> anyhow::Result<String> {
+        Ok(templates.render(template, context)?.trim_end().to_string())
+    };
+    let insert =
+        |path: &str, marker: &str, fragment: String| Insert { path: path.into(), marker: marker.into(), fragment };
+    let module = module(k);
+    let module_file = format!("src/webhook/{module}.rs");
+    if w.defaulting || w.validation {
+        let content = templates.render("webhook/src/webhook/kind.rs.tera", &context)?;
+        s.files.push(WebhookFile { path: module_file.clone(), content, user_owned: true });
+        s.inserts.push(insert("src/webhook/mod.rs", "webhook-modules", format!("pub mod {module};")));
+        s.inserts.push(insert("config/webhook/kustomization.yaml", "webhook-manifests", "- manifests.yaml".into()));
+    }
+    for (on, mutating, path, role) in
+        [(w.defaulting, true, &w.defaulting_path, "defaulter"), (w.validation, false, &w.validation_path, "validator")]
+    {
+        if !on {
+            continue;
+        }
+        let name = format!("{}{}", k.kind, if mutating { "Defaulter" } else { "Validator" });
+        let fragment = |f: &str| render(&format!("webhook/fragments/{f}.rs.tera"), &context);
+        s.inserts.push(insert(&module_file, "webhook-impls", fragment(role)?));
+        s.inserts.push(insert(&module_file, "webhook-tests", fragment(&format!("{role}_test"))?));
+        let registration = format!("rop::webhook::Registration::{role}({module}::{name}),");
+        s.inserts.push(insert("src/webhook/mod.rs", "webhooks", registration));
+        s.attributes.push(attribute(mutating, path.as_deref()));
+    }
+    if w.conversion {
+        let api_crate = project.api_crate();
+        for version in &w.spoke {
+            let spoke = spoke_names(project, k, version);
+            let spoke_context = self::context(project, k, header, Some(version));
+            s.files.push(WebhookFile {
+                path: format!("{}/{}_conversion.rs", spoke.api_dir(), k.snake),
+                content: templates.render("webhook/api/src/version/conversion.rs.tera", &spoke_context)?,
+                user_owned: true,
+            });
+            let spoke_mod = format!("{}/mod.rs", spoke.api_dir());
+            s.inserts.push(insert(&spoke_mod, "kinds", format!("mod {}_conversion;", k.snake)));
+            let hub_type = format!("{api_crate}::{}::{}", k.api_module(), k.kind);
+            let spoke_type = format!("{api_crate}::{}::{}", spoke.api_module(), k.kind);
+            let registration = format!(
+                "rop::webhook::Registration::conversion(rop::webhook::HubConversion::<{hub_type}>::hub().spoke::<{spoke_type}>()),"
+            );
+            s.inserts.push(insert("src/webhook/mod.rs", "webhooks", registration));
+            let test = render("webhook/fragments/conversion_test.rs.tera", &spoke_context)?;
+            s.inserts.push(insert("src/webhook/mod.rs", "webhook-tests", test));
+        }
+        s.files.push(WebhookFile {
+            path: format!("config/crd/patches/webhook_in_{}.yaml", k.plural),
+            content: templates.render("webhook/config/crd/patches/webhook_in.yaml", &context)?,
+            user_owned: false,
+        });
+        let patch = format!("- path: patches/webhook_in_{}.yaml", k.plural);
+        s.inserts.push(insert("config/crd/kustomization.yaml", "crd-patches", patch));
+    }
+    for name in [
+        "webhook/kustomization.yaml",
+        "webhook/service.yaml",
+        "certmanager/kustomization.yaml",
+        "certmanager/issuer.yaml",
+        "certmanager/certificate.yaml",
+        "certmanager/kustomizeconfig.yaml",
+        "default/manager_webhook_patch.yaml",
+    ] {
+        let content = templates.render(&format!("webhook/config/{name}"), &context)?;
+        s.files.push(WebhookFile { path: format!("config/{name}"), content, user_owned: false });
+    }
+    s.inserts.push(insert("config/default/kustomization.yaml", "webhook", "- ../webhook\n- ../certmanager".into()));
+    let patches = render("webhook/fragments/default_kustomization.yaml", &context)?;
+    s.inserts.push(insert("config/default/kustomization.yaml", "webhook-patches", patches));
+    Ok(s)
+}
+
+/// The template context of kind version `k`'s webhooks: the kind's context, plus `api_dir`,
+/// `hub` and `hub_module` (this version, the one others convert through), and for a spoke's
+/// files `spoke` and `spoke_module`.
+pub fn context(project: &Project, k: &KindNames, header: &str, spoke: Option<&str>) -> Context {
+    let mut context = k.context(project, true, true, header);
+    context.insert("api_dir", &k.api_dir());
+    context.insert("hub", &k.version);
+    context.insert("hub_module", &k.api_module());
+    if let Some(version) = spoke {
+        let names = spoke_names(project, k, version);
+        context.insert("spoke", version);
+        context.insert("spoke_module", &names.api_module());
+    }
+    context
+}

@@ -1,0 +1,114 @@
+//! `rop delete webhook` takes back exactly what `rop create webhook` added, keeps what other
+//! webhooks need, and refuses to throw away code the user wrote unless `--force`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{rop, rop_ok, tree};
+
+const KIND: [&str; 6] = ["--group", "cache", "--version", "v1", "--kind", "Memcached"];
+
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    rop_ok(&dir, &["init", "--domain", "example.com", "--repo", "github.com/example/op", "--rop-version", "0.1.0"]);
+    rop_ok(&dir, &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"]);
+    rop_ok(
+        &dir,
+        &["create", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--controller=false"],
+    );
+    (tmp, dir)
+}
+
+fn run(dir: &Path, command: &str, flags: &[&str]) -> std::process::Output {
+    let args: Vec<&str> = [command, "webhook"].iter().chain(&KIND).chain(flags).copied().collect();
+    rop(dir, &args)
+}
+
+fn ok(dir: &Path, command: &str, flags: &[&str]) {
+    let out = run(dir, command, flags);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn error(out: &std::process::Output) -> String {
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8_lossy(&out.stderr).trim_end().to_string()
+}
+
+#[test]
+fn deleting_every_webhook_gives_back_the_project_before() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    ok(&dir, "create", &["--defaulting", "--programmatic-validation", "--conversion", "--spoke", "v1beta1"]);
+    let out = run(&dir, "delete", &[]);
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(listed.contains("delete    src/webhook/memcached_v1.rs"), "{listed}");
+    assert!(listed.contains("delete    api/src/v1beta1/memcached_conversion.rs"), "{listed}");
+    pretty_assertions::assert_eq!(tree(&dir), before);
+}
+
+#[test]
+fn deleting_one_type_leaves_the_others_as_if_only_they_were_created() {
+    let (_tmp, dir) = project();
+    ok(&dir, "create", &["--defaulting", "--programmatic-validation"]);
+    ok(&dir, "delete", &["--defaulting"]);
+    let (_tmp2, only) = project();
+    ok(&only, "create", &["--programmatic-validation"]);
+    pretty_assertions::assert_eq!(tree(&dir), tree(&only));
+
+    ok(&dir, "create", &["--conversion", "--spoke", "v1beta1"]);
+    ok(&dir, "delete", &["--conversion"]);
+    pretty_assertions::assert_eq!(tree(&dir), tree(&only));
+}
+
+#[test]
+fn edited_code_is_not_thrown_away_without_force() {
+    let (_tmp, dir) = project();
+    ok(&dir, "create", &["--defaulting", "--programmatic-validation"]);
+    let module = dir.join("src/webhook/memcached_v1.rs");
+    let text = std::fs::read_to_string(&module).unwrap();
+    std::fs::write(&module, text.replace("Ok(())\n", "object.spec.size.get_or_insert(1);\n        Ok(())\n")).unwrap();
+    let edited = tree(&dir);
+
+    assert_eq!(
+        error(&run(&dir, "delete", &["--defaulting"])),
+        "error: src/webhook/memcached_v1.rs was edited where rop wrote `pub struct MemcachedDefaulter;`: remove that code yourself, or pass --force to delete the kind's whole webhook module"
+    );
+    assert_eq!(
+        error(&run(&dir, "delete", &[])),
+        "error: refusing to delete src/webhook/memcached_v1.rs (edited since rop wrote it): pass --force to delete it anyway, losing its edits"
+    );
+    assert_eq!(tree(&dir), edited);
+
+    ok(&dir, "delete", &["--force"]);
+    assert!(!module.exists());
+}
+
+#[test]
+fn refusals_name_what_is_missing_and_change_nothing() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    assert_eq!(
+        error(&run(&dir, "delete", &[])),
+        "error: cache/v1 Memcached has no webhooks in PROJECT: nothing to delete"
+    );
+    ok(&dir, "create", &["--programmatic-validation", "--conversion", "--spoke", "v1beta1"]);
+    let with_webhooks = tree(&dir);
+    assert_eq!(
+        error(&run(&dir, "delete", &["--defaulting"])),
+        "error: cache/v1 Memcached has no defaulting webhook to delete"
+    );
+    assert_eq!(
+        error(&rop(&dir, &["delete", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"])),
+        "error: cache/v1 Memcached has webhooks: delete them first with `rop delete webhook --group cache --version v1 --kind Memcached`"
+    );
+    assert_eq!(
+        error(&rop(&dir, &["delete", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached"])),
+        "error: cache/v1beta1 Memcached is a spoke of the conversion webhook of v1: delete that first with `rop delete webhook --group cache --version v1 --kind Memcached --conversion`"
+    );
+    assert_eq!(tree(&dir), with_webhooks);
+    ok(&dir, "delete", &[]);
+    assert_eq!(tree(&dir), before);
+}

@@ -1,0 +1,110 @@
+//! Helpers for testing webhooks without a cluster: build the reviews the API server sends,
+//! send them through [`Server::handle`], and read the answers.
+//!
+//! ```ignore
+//! let object = Memcached::new("sample", MemcachedSpec::default());
+//! let review = testing::admission_review("CREATE", Some(&object), None);
+//! let answer = server.handle(path, review).await.unwrap();
+//! assert_eq!(testing::verdict(&answer), Ok(vec![]));
+//! let defaulted: Memcached = testing::patched(&answer, &object);
+//! ```
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{Denied, Server};
+use crate::resource::CustomResource;
+
+/// An `admission.k8s.io/v1` `AdmissionReview` for an `operation` (`CREATE`, `UPDATE`, `DELETE`)
+/// on `object` (absent for `DELETE`) replacing `old` (present for `UPDATE` and `DELETE`), as
+/// the API server sends it.
+///
+/// # Panics
+/// When an object does not serialise (it always does for a derived kind).
+pub fn admission_review<K: CustomResource + Serialize>(operation: &str, object: Option<&K>, old: Option<&K>) -> Value {
+    let d = K::DEFINITION;
+    let name = object.or(old).map(|o| serde_json::to_value(o).expect("the object serialises"));
+    let meta = |key: &str| name.as_ref().and_then(|o| o["metadata"].get(key)).cloned().unwrap_or(Value::Null);
+    json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "00000000-0000-0000-0000-000000000000",
+            "kind": {"group": d.group, "version": d.version, "kind": d.kind},
+            "resource": {"group": d.group, "version": d.version, "resource": d.plural},
+            "requestKind": {"group": d.group, "version": d.version, "kind": d.kind},
+            "requestResource": {"group": d.group, "version": d.version, "resource": d.plural},
+            "name": meta("name"),
+            "namespace": meta("namespace"),
+            "operation": operation,
+            "userInfo": {"username": "test"},
+            "object": object.map(|o| serde_json::to_value(o).expect("the object serialises")),
+            "oldObject": old.map(|o| serde_json::to_value(o).expect("the object serialises")),
+            "dryRun": false,
+        }
+    })
+}
+
+/// The decision in an `AdmissionReview` answer: its warnings when allowed, else the denial
+/// with its message and warnings.
+///
+/// # Panics
+/// When `answer` is not an `AdmissionReview` with a response.
+pub fn verdict(answer: &Value) -> Result<Vec<String>, Denied> {
+    let response = &answer["response"];
+    assert!(response.is_object(), "not an AdmissionReview answer: {answer}");
+    let warnings: Vec<String> = serde_json::from_value(response["warnings"].clone()).unwrap_or_default();
+    if response["allowed"] == Value::Bool(true) {
+        Ok(warnings)
+    } else {
+        let message = response["status"]["message"].as_str().unwrap_or_default();
+        Err(Denied { message: message.into(), warnings })
+    }
+}
+
+/// `original` with the JSON patch of a defaulting answer applied, as the API server applies it.
+///
+/// # Panics
+/// When the answer denies the request, or its patch does not apply to `original`.
+pub fn patched<K: Serialize + DeserializeOwned>(answer: &Value, original: &K) -> K {
+    let response = &answer["response"];
+    assert_eq!(response["allowed"], Value::Bool(true), "the request was denied: {answer}");
+    let mut object = serde_json::to_value(original).expect("the object serialises");
+    if let Some(encoded) = response.get("patch") {
+        let bytes: Vec<u8> = serde_json::from_value(encoded.clone()).expect("the patch is base64 bytes");
+        let patch: json_patch::Patch = serde_json::from_slice(&bytes).expect("the patch is a JSON patch");
+        json_patch::patch(&mut object, &patch).expect("the patch applies to the object");
+    }
+    serde_json::from_value(object).expect("the patched object decodes")
+}
+
+/// Converts `object` to `desired_api_version` (`<group>/<version>`) through the server's
+/// conversion webhook, as the API server does when a client asks for another version.
+///
+/// # Errors
+/// The conversion's failure message.
+///
+/// # Panics
+/// When the server has no conversion webhook.
+pub async fn convert<T: Serialize, U: DeserializeOwned>(
+    server: &Server,
+    desired_api_version: &str,
+    object: &T,
+) -> Result<U, String> {
+    let review = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "ConversionReview",
+        "request": {
+            "uid": "00000000-0000-0000-0000-000000000000",
+            "desiredAPIVersion": desired_api_version,
+            "objects": [serde_json::to_value(object).expect("the object serialises")],
+        }
+    });
+    let answer = server.handle(super::CONVERSION_PATH, review).await.expect("the server has a conversion webhook");
+    let result = &answer["response"]["result"];
+    if result["status"] != "Success" {
+        return Err(result["message"].as_str().unwrap_or_default().to_string());
+    }
+    serde_json::from_value(answer["response"]["convertedObjects"][0].clone()).map_err(|e| e.to_string())
+}

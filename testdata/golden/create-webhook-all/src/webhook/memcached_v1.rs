@@ -1,0 +1,115 @@
+// Copyright 2026.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Admission webhooks of Memcached v1. Their settings (path, failure policy,
+//! operations, selectors) are the `#[rop(webhook(...))]` attributes on `MemcachedSpec` in
+//! api/src/v1/memcached.rs; run `make manifests` after changing them.
+
+use memcached_operator_api::v1::Memcached;
+
+/// Sets the defaults of Memcached objects before the API server stores them.
+pub struct MemcachedDefaulter;
+
+impl rop::webhook::Defaulter for MemcachedDefaulter {
+    type Kind = Memcached;
+
+    async fn default(&self, object: &mut Memcached) -> Result<(), rop::webhook::Denied> {
+        tracing::debug!(name = ?object.metadata.name, "defaulting Memcached");
+        // TODO(user): set the defaults of fields the user left out, for example
+        // `object.spec.size.get_or_insert(1);`. The server sends the API server the patch.
+        Ok(())
+    }
+}
+
+/// Checks Memcached objects beyond their schema: return warnings to allow, `Denied` to refuse.
+pub struct MemcachedValidator;
+
+impl rop::webhook::Validator for MemcachedValidator {
+    type Kind = Memcached;
+
+    async fn validate_create(&self, object: &Memcached) -> rop::webhook::Verdict {
+        tracing::debug!(name = ?object.metadata.name, "validating the creation of Memcached");
+        // TODO(user): check the new object, e.g.
+        // `return Err(rop::webhook::Denied::new("spec.size must be even"));`
+        Ok(vec![])
+    }
+
+    async fn validate_update(&self, old: &Memcached, new: &Memcached) -> rop::webhook::Verdict {
+        tracing::debug!(name = ?new.metadata.name, "validating an update of Memcached");
+        // TODO(user): check the change, e.g. refuse changes to a field that is set once.
+        let _ = old;
+        Ok(vec![])
+    }
+
+    async fn validate_delete(&self, object: &Memcached) -> rop::webhook::Verdict {
+        // Called only if `operations` in the webhook's attribute include "DELETE".
+        tracing::debug!(name = ?object.metadata.name, "validating the deletion of Memcached");
+        Ok(vec![])
+    }
+}
+// +rop:scaffold:webhook-impls
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rop::CustomResource as _;
+    use rop::webhook::testing;
+
+    /// An object as a user would create it; the tests send it through the webhook server.
+    fn object() -> Memcached {
+        let mut object = Memcached::new("memcached-sample", Default::default());
+        object.metadata.namespace = Some("default".into());
+        object
+    }
+
+    fn server() -> rop::webhook::Server {
+        crate::webhook::server().expect("the webhooks register")
+    }
+
+    /// The patch the server answers with turns the object into the one the defaulter makes.
+    #[tokio::test]
+    async fn defaulting_patch_gives_the_defaulted_object() {
+        use rop::webhook::Defaulter as _;
+        let object = object();
+        let mut expected = object.clone();
+        MemcachedDefaulter
+            .default(&mut expected)
+            .await
+            .expect("the object is defaulted");
+        let path = Memcached::DEFINITION
+            .webhook(true)
+            .expect("a mutating webhook")
+            .path;
+        let review = testing::admission_review("CREATE", Some(&object), None);
+        let answer = server()
+            .handle(path, review)
+            .await
+            .expect("the path is served");
+        assert_eq!(testing::patched(&answer, &object), expected);
+    }
+
+    /// The server answers with the validator's verdict on create, update and delete.
+    #[tokio::test]
+    async fn validation_answers_with_the_verdict() {
+        let object = object();
+        let path = Memcached::DEFINITION
+            .webhook(false)
+            .expect("a validating webhook")
+            .path;
+        let server = server();
+        let reviews = [
+            testing::admission_review("CREATE", Some(&object), None),
+            testing::admission_review("UPDATE", Some(&object), Some(&object)),
+            testing::admission_review("DELETE", None, Some(&object)),
+        ];
+        for review in reviews {
+            let answer = server
+                .handle(path, review)
+                .await
+                .expect("the path is served");
+            // TODO(user): add objects your rules refuse, and assert the denial's message.
+            assert_eq!(testing::verdict(&answer), Ok(vec![]));
+        }
+    }
+    // +rop:scaffold:webhook-tests
+}

@@ -1,0 +1,9 @@
+// Copyright 2026.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Version `v1beta1` of the `cache.example.com` API group.
+
+mod memcached;
+pub use memcached::{Memcached, MemcachedSpec, MemcachedStatus};
+mod memcached_conversion;
+// +rop:scaffold:kinds

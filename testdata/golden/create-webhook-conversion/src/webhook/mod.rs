@@ -1,0 +1,56 @@
+// Copyright 2026.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Admission and conversion webhooks: one module per kind version with a defaulter or a
+//! validator, and the server that serves them all. `rop create webhook` adds them here.
+
+use rop::webhook::{Server, SetupError};
+
+// +rop:scaffold:webhook-modules
+
+/// The manager's webhook server with every webhook of the project; empty when there is none.
+/// Each webhook is served at the path of its kind's `#[rop(webhook(...))]` attribute.
+///
+/// # Errors
+/// A webhook without its attribute, two at one path, or a conversion whose hub is not the
+/// storage version.
+pub fn server() -> Result<Server, SetupError> {
+    Server::build([
+        rop::webhook::Registration::conversion(
+            rop::webhook::HubConversion::<memcached_operator_api::v1::Memcached>::hub()
+                .spoke::<memcached_operator_api::v1beta1::Memcached>(),
+        ),
+        // +rop:scaffold:webhooks
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every registered webhook has its attribute, and no two share a path.
+    #[test]
+    fn every_webhook_registers() {
+        if let Err(e) = super::server() {
+            panic!("{e}");
+        }
+    }
+
+    /// Memcached v1beta1 → v1 (the hub) → v1beta1 gives the object back.
+    #[tokio::test]
+    async fn memcached_v1beta1_round_trips_through_the_hub() {
+        use memcached_operator_api::v1beta1::Memcached;
+        let mut object = Memcached::new("memcached-sample", Default::default());
+        object.metadata.labels = Some([("app".to_string(), "sample".to_string())].into());
+        let server = super::server().expect("the webhooks register");
+        let hub: serde_json::Value =
+            rop::webhook::testing::convert(&server, "cache.example.com/v1", &object)
+                .await
+                .expect("converts to the hub");
+        assert_eq!(hub["apiVersion"], "cache.example.com/v1");
+        let back: Memcached =
+            rop::webhook::testing::convert(&server, "cache.example.com/v1beta1", &hub)
+                .await
+                .expect("converts back");
+        assert_eq!(back, object);
+    }
+    // +rop:scaffold:webhook-tests
+}
