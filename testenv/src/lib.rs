@@ -42,6 +42,10 @@
 
 #![warn(missing_docs)]
 
+mod manifests;
+
+pub use manifests::{ManifestError, install_crds, object_from_file};
+
 use std::ffi::OsString;
 use std::fs::File;
 use std::future::Future;

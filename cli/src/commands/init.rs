@@ -94,6 +94,21 @@ fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
     Ok(format!("{{ path = \"{path}\" }}"))
 }
 
+/// The dependency on rop-testenv (the generated integration tests' API server) that goes with
+/// the runtime dependency `rop`: the same version, or the `testenv` folder beside the runtime
+/// crate's folder (`<checkout>/runtime` → `<checkout>/testenv`, `vendor/runtime` →
+/// `vendor/testenv`).
+fn testenv_dependency(rop: &str) -> String {
+    match rop.strip_prefix("{ path = \"").and_then(|p| p.strip_suffix("\" }")) {
+        Some(path) => {
+            let parent = path.rsplit_once('/').map_or("", |(parent, _)| parent);
+            let testenv = if parent.is_empty() { "testenv".to_string() } else { format!("{parent}/testenv") };
+            format!("{{ path = \"{testenv}\" }}")
+        }
+        None => rop.to_string(),
+    }
+}
+
 /// Runs `rop init` in `root`.
 ///
 /// # Errors
@@ -157,6 +172,7 @@ pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) ->
     context.insert("license", &settings.license);
     context.insert("header", &settings.header);
     context.insert("rop_dependency", &settings.rop_dependency);
+    context.insert("rop_testenv_dependency", &testenv_dependency(&settings.rop_dependency));
     context.insert("namespaced_manager", &project.namespaced);
 
     let mut plan = Plan::new(root);
@@ -187,5 +203,20 @@ fn output_name(file: &str) -> String {
     match file.strip_prefix('_') {
         Some(rest) => format!(".{rest}"),
         None => file.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn testenv_goes_beside_the_runtime() {
+        for (rop, testenv) in [
+            (r#"{ path = "/src/rop/runtime" }"#, r#"{ path = "/src/rop/testenv" }"#),
+            (r#"{ path = "vendor/runtime" }"#, r#"{ path = "vendor/testenv" }"#),
+            (r#"{ path = "runtime" }"#, r#"{ path = "testenv" }"#),
+            (r#"{ version = "0.1.0" }"#, r#"{ version = "0.1.0" }"#),
+        ] {
+            assert_eq!(super::testenv_dependency(rop), testenv);
+        }
     }
 }

@@ -126,6 +126,8 @@ impl KindNames {
         context.insert("api_module", &self.api_module());
         context.insert("namespaced_manager", &project.namespaced);
         context.insert("storage", &storage);
+        context.insert("controller_module", &self.controller_module());
+        context.insert("sample", &self.sample());
         context.insert("header", header);
         context
     }
@@ -211,6 +213,7 @@ pub fn describe(
     if controller {
         let module = k.controller_module();
         file(&mut s, format!("src/controller/{module}.rs"), "api/src/controller/kind.rs.tera", true);
+        file(&mut s, format!("tests/{module}_controller.rs"), "api/tests/controller.rs.tera", true);
         insert(&mut s, "src/controller/mod.rs", "controller-modules", format!("pub mod {module};"));
         insert(&mut s, "src/main.rs", "controllers", format!("controller::{module}::run,"));
     }
