@@ -4,6 +4,7 @@
 //! Exit codes: 0 success; 1 the command failed (bad input it could check, a project problem,
 //! a failed build); 2 the command line itself is wrong (unknown flag, missing value).
 
+mod builtin;
 mod commands;
 mod names;
 mod project;

@@ -51,6 +51,10 @@ pub struct Resource {
     pub api: Option<Api>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub controller: bool,
+    /// A kind Kubernetes itself serves (apps/v1 Deployment, core/v1 Pod), listed for its
+    /// webhooks; `group` is as given (`core` for the core group) and `domain` is empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub core: bool,
     /// Present when `rop create webhook` scaffolded webhooks for this kind version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhooks: Option<Webhooks>,
@@ -95,7 +99,11 @@ pub struct Api {
 impl Resource {
     /// The full API group, `<group>.<domain>`.
     pub fn full_group(&self) -> String {
-        if self.domain.is_empty() { self.group.clone() } else { format!("{}.{}", self.group, self.domain) }
+        match (self.core, self.domain.is_empty()) {
+            (true, _) if self.group == "core" => String::new(),
+            (true, _) | (false, true) => self.group.clone(),
+            (false, false) => format!("{}.{}", self.group, self.domain),
+        }
     }
 }
 
@@ -169,8 +177,14 @@ impl Project {
         format!("{}_api", self.project_name.replace('-', "_"))
     }
 
-    /// The resource for `group`/`version`/`kind`, if scaffolded.
+    /// The resource for `group`/`version`/`kind`, if scaffolded (a kind of this project, not
+    /// a built-in one).
     pub fn find(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
-        self.resources.iter().find(|r| r.group == group && r.version == version && r.kind == kind)
+        self.resources.iter().find(|r| !r.core && r.group == group && r.version == version && r.kind == kind)
+    }
+
+    /// The built-in kind `group`/`version`/`kind` if the project lists it (for its webhooks).
+    pub fn find_core(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
+        self.resources.iter().find(|r| r.core && r.group == group && r.version == version && r.kind == kind)
     }
 }

@@ -414,7 +414,25 @@ fn cases() -> Vec<Case> {
             ],
             setup: Project,
             code: 1,
-            message: "no API cache/v1alpha1 Redis in PROJECT: webhooks are for kinds created with rop; run `rop create api --group cache --version v1alpha1 --kind Redis` first",
+            message: "no API cache/v1alpha1 Redis in PROJECT: webhooks are for kinds created with rop (run `rop create api --group cache --version v1alpha1 --kind Redis` first) and for the built-in kinds core/v1 Pod, core/v1 Service, core/v1 ConfigMap, core/v1 Secret, core/v1 Namespace, core/v1 ServiceAccount, core/v1 PersistentVolumeClaim, apps/v1 Deployment, apps/v1 StatefulSet, apps/v1 DaemonSet, apps/v1 ReplicaSet, batch/v1 Job, batch/v1 CronJob, networking.k8s.io/v1 Ingress, networking.k8s.io/v1 NetworkPolicy, policy/v1 PodDisruptionBudget",
+        },
+        Case {
+            args: &[
+                "create",
+                "webhook",
+                "--group",
+                "apps",
+                "--version",
+                "v1",
+                "--kind",
+                "Deployment",
+                "--conversion",
+                "--spoke",
+                "v1beta1",
+            ],
+            setup: Project,
+            code: 1,
+            message: "Deployment is a built-in kind: the API server converts its versions itself; --conversion is for kinds of this project",
         },
         Case {
             args: &[

@@ -112,3 +112,19 @@ fn refusals_name_what_is_missing_and_change_nothing() {
     ok(&dir, "delete", &[]);
     assert_eq!(tree(&dir), before);
 }
+
+#[test]
+fn built_in_kinds_leave_nothing_behind() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    for (group, kind, flag) in [("apps", "Deployment", "--defaulting"), ("core", "Pod", "--programmatic-validation")] {
+        rop_ok(&dir, &["create", "webhook", "--group", group, "--version", "v1", "--kind", kind, flag]);
+    }
+    ok(&dir, "create", &["--defaulting"]);
+    rop_ok(&dir, &["delete", "webhook", "--group", "apps", "--version", "v1", "--kind", "Deployment"]);
+    let project_file = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(!project_file.contains("Deployment") && project_file.contains("kind: Pod"), "{project_file}");
+    rop_ok(&dir, &["delete", "webhook", "--group", "core", "--version", "v1", "--kind", "Pod"]);
+    ok(&dir, "delete", &[]);
+    pretty_assertions::assert_eq!(tree(&dir), before);
+}

@@ -48,6 +48,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
             "v1beta1",
         ],
     );
+    rop_ok(&dir, &["create", "webhook", "--group", "apps", "--version", "v1", "--kind", "Deployment", "--defaulting"]);
     (tmp, dir)
 }
 
@@ -55,7 +56,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
 fn alpha_generate_replays_the_project_into_an_identical_tree() {
     let (tmp, dir) = project();
     let out = rop_ok(&dir, &["alpha", "generate", "--output-dir", "../next"]);
-    assert!(out.ends_with("Re-scaffolded op with 3 resource(s) into ../next.\nNext: compare with `diff -r --exclude=.git . ../next` and move your code over\n"), "{out}");
+    assert!(out.ends_with("Re-scaffolded op with 4 resource(s) into ../next.\nNext: compare with `diff -r --exclude=.git . ../next` and move your code over\n"), "{out}");
     pretty_assertions::assert_eq!(tree(&tmp.path().join("next")), tree(&dir));
 }
 

@@ -111,3 +111,22 @@ fn again_with_force_changes_nothing() {
     webhook(&dir, &forced);
     pretty_assertions::assert_eq!(tree(&dir), once);
 }
+
+#[test]
+fn built_in_kinds() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    let deployment =
+        ["create", "webhook", "--group", "apps", "--version", "v1", "--kind", "Deployment", "--defaulting"];
+    let out = common::rop(&dir, &deployment);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "warning: a webhook for Deployment applies to every Deployment in the cluster, the manager's own too: with failure_policy \"Fail\" a stopped manager blocks them; narrow it with namespace_selector or object_selector in api/src/builtin.rs"
+    );
+    rop_ok(
+        &dir,
+        &["create", "webhook", "--group", "core", "--version", "v1", "--kind", "Pod", "--programmatic-validation"],
+    );
+    assert_golden_tree("create-webhook-builtin", &changes(&before, &tree(&dir)));
+}

@@ -15,7 +15,7 @@ fn opt_str(value: &Option<String>) -> TokenStream {
     }
 }
 
-fn opt_selector(selector: &Option<Selector>) -> TokenStream {
+pub(crate) fn opt_selector(selector: &Option<Selector>) -> TokenStream {
     let Some(s) = selector else { return quote!(::core::option::Option::None) };
     let labels = s.match_labels.iter().map(|(k, v)| quote!((#k, #v)));
     let expressions = s.match_expressions.iter().map(|(key, operator, values)| {
@@ -27,7 +27,7 @@ fn opt_selector(selector: &Option<Selector>) -> TokenStream {
     }))
 }
 
-fn expand_webhook(w: &Webhook) -> TokenStream {
+pub(crate) fn expand_webhook(w: &Webhook) -> TokenStream {
     let Webhook { mutating, path, name, failure_policy, side_effects, operations, admission_review_versions, .. } = w;
     let timeout = match w.timeout_seconds {
         Some(n) => quote!(::core::option::Option::Some(#n)),
@@ -230,6 +230,17 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 owns: &[#(#owns),*],
                 watches: &[#(#watches),*],
                 webhooks: &[#(#webhooks),*],
+            };
+        }
+
+        impl ::rop::WebhookTarget for #root {
+            type Object = Self;
+            const TARGET: ::rop::AdmissionTarget = ::rop::AdmissionTarget {
+                group: #group,
+                version: #version,
+                kind: #kind,
+                plural: #plural,
+                webhooks: <Self as ::rop::CustomResource>::DEFINITION.webhooks,
             };
         }
 

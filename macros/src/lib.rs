@@ -7,6 +7,7 @@
 //! runtime crate, compiled once. See the `rop` crate's documentation for every attribute.
 
 mod attrs;
+mod builtin;
 mod expand;
 mod names;
 mod selector;
@@ -19,4 +20,14 @@ use proc_macro::TokenStream;
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     attrs::parse(&input).map(|kind| expand::expand(&input, &kind)).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Admission webhooks for a built-in kind (apps/v1 Deployment, v1 Pod, ...) on a marker type:
+/// `#[rop(group = "apps", version = "v1", kind = "Deployment", plural = "deployments",
+/// object = "k8s_openapi::api::apps::v1::Deployment")]` and one or two `webhook(...)` (each
+/// with a `name`). Implements `rop::WebhookTarget`. See the `rop` crate's documentation.
+#[proc_macro_derive(BuiltinKind, attributes(rop))]
+pub fn derive_builtin_kind(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    builtin::derive(&input).unwrap_or_else(syn::Error::into_compile_error).into()
 }

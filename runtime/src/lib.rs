@@ -33,10 +33,10 @@ pub mod webhook_configuration;
 pub mod yaml;
 
 pub use resource::{
-    CustomResource, KindDefinition, LabelSelector, PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement,
-    Webhook,
+    AdmissionTarget, CustomResource, KindDefinition, LabelSelector, PrinterColumn, RbacRule, RelatedKind, Scale,
+    SelectorRequirement, Webhook, WebhookTarget,
 };
-pub use rop_macros::CustomResource;
+pub use rop_macros::{BuiltinKind, CustomResource};
 
 /// Paths the derive's expansion uses, so a project needs no direct dependency on them.
 #[doc(hidden)]

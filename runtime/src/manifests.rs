@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::crd::{self, MergeError};
 use crate::rbac::{self, Rule};
-use crate::resource::{CustomResource, KindDefinition};
+use crate::resource::{AdmissionTarget, CustomResource, WebhookTarget};
 use crate::webhook_configuration::{self, DuplicateWebhook};
 use crate::yaml;
 
@@ -45,44 +45,70 @@ pub struct KindManifest {
     pub validating_webhooks: Vec<ValidatingWebhook>,
 }
 
+/// The webhooks of a built-in kind (`#[derive(rop::BuiltinKind)]`): no CRD, no RBAC.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BuiltinManifest {
+    /// The Rust path of the marker type, e.g. `builtin::DeploymentV1`, to name it in messages.
+    pub rust_type: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mutating_webhooks: Vec<MutatingWebhook>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validating_webhooks: Vec<ValidatingWebhook>,
+}
+
 /// Everything the generator binary reports, as JSON on its stdout.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Bundle {
     pub format: u32,
     pub kinds: Vec<KindManifest>,
+    /// Built-in kinds the project has webhooks for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builtin: Vec<BuiltinManifest>,
 }
 
-/// One kind as the generator binary lists it; build with [`kind`].
+/// How the generator gets a custom kind's CRD and RBAC rules.
+type CustomParts = (fn() -> CustomResourceDefinition, fn() -> Vec<Rule>);
+
+/// One kind as the generator binary lists it; build with [`kind`] or [`builtin`].
 pub struct Kind {
     rust_type: &'static str,
-    crd: fn() -> CustomResourceDefinition,
-    rules: fn() -> Vec<Rule>,
-    definition: KindDefinition,
+    /// The CRD and the RBAC rules of a custom kind; `None` for a built-in one.
+    custom: Option<CustomParts>,
+    target: AdmissionTarget,
 }
 
 /// Lists root type `K` in the generator; `rust_type` names it in messages.
-pub fn kind<K: CustomResource>(rust_type: &'static str) -> Kind {
-    Kind { rust_type, crd: K::custom_resource_definition, rules: K::rbac_rules, definition: K::DEFINITION }
+pub fn kind<K: CustomResource + WebhookTarget>(rust_type: &'static str) -> Kind {
+    Kind { rust_type, custom: Some((K::custom_resource_definition, K::rbac_rules)), target: K::TARGET }
+}
+
+/// Lists the webhooks of built-in kind `B` (a `#[derive(rop::BuiltinKind)]` type) in the
+/// generator; `rust_type` names it in messages.
+pub fn builtin<B: WebhookTarget>(rust_type: &'static str) -> Kind {
+    Kind { rust_type, custom: None, target: B::TARGET }
 }
 
 /// Builds the bundle for `kinds`.
 pub fn bundle(kinds: &[Kind]) -> Bundle {
-    Bundle {
-        format: BUNDLE_FORMAT,
-        kinds: kinds
-            .iter()
-            .map(|k| {
-                let (mutating_webhooks, validating_webhooks) = webhook_configuration::for_kind(&k.definition);
-                KindManifest {
-                    rust_type: k.rust_type.into(),
-                    crd: (k.crd)(),
-                    rules: (k.rules)(),
-                    mutating_webhooks,
-                    validating_webhooks,
-                }
-            })
-            .collect(),
+    let mut bundle = Bundle { format: BUNDLE_FORMAT, kinds: Vec::new(), builtin: Vec::new() };
+    for k in kinds {
+        let (mutating_webhooks, validating_webhooks) = webhook_configuration::for_kind(&k.target);
+        match k.custom {
+            Some((crd, rules)) => bundle.kinds.push(KindManifest {
+                rust_type: k.rust_type.into(),
+                crd: crd(),
+                rules: rules(),
+                mutating_webhooks,
+                validating_webhooks,
+            }),
+            None => bundle.builtin.push(BuiltinManifest {
+                rust_type: k.rust_type.into(),
+                mutating_webhooks,
+                validating_webhooks,
+            }),
+        }
     }
+    bundle
 }
 
 /// Entry point of a project's `manifests` binary: prints the bundle of `kinds` as JSON.
@@ -148,8 +174,20 @@ pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputF
     let content = yaml::documents(&roles).map_err(|source| AssembleError::Render { path: path.clone(), source })?;
     files.insert(path, content);
     let (mutating, validating) = webhook_configuration::configurations(
-        bundle.kinds.iter().flat_map(|k| k.mutating_webhooks.iter().cloned()).collect(),
-        bundle.kinds.iter().flat_map(|k| k.validating_webhooks.iter().cloned()).collect(),
+        bundle
+            .kinds
+            .iter()
+            .flat_map(|k| &k.mutating_webhooks)
+            .chain(bundle.builtin.iter().flat_map(|b| &b.mutating_webhooks))
+            .cloned()
+            .collect(),
+        bundle
+            .kinds
+            .iter()
+            .flat_map(|k| &k.validating_webhooks)
+            .chain(bundle.builtin.iter().flat_map(|b| &b.validating_webhooks))
+            .cloned()
+            .collect(),
     )?;
     let mut configurations = Vec::new();
     let render = |e| AssembleError::Render { path: WEBHOOK_MANIFESTS.into(), source: e };

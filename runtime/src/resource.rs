@@ -111,6 +111,48 @@ pub struct Webhook {
     pub object_selector: Option<LabelSelector>,
 }
 
+/// The kind in one version that admission webhooks are for: what the webhook server and
+/// `rop generate` need of it. A custom kind's comes from its `#[rop(...)]`; a built-in kind's
+/// (apps/v1 Deployment, v1 Pod, ...) from `#[derive(rop::BuiltinKind)]` on a marker type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AdmissionTarget {
+    /// API group; `""` for the core group (Pods, Services, ...).
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    /// Lower-case plural resource name, e.g. `deployments`.
+    pub plural: &'static str,
+    /// The webhooks, at most one mutating and one validating.
+    pub webhooks: &'static [Webhook],
+}
+
+impl AdmissionTarget {
+    /// The mutating (`true`) or validating (`false`) webhook, if there is one.
+    pub fn webhook(&self, mutating: bool) -> Option<&'static Webhook> {
+        self.webhooks.iter().find(|w| w.mutating == mutating)
+    }
+
+    /// `<group>/<version> <kind>`, or `<version> <kind>` for the core group, for messages.
+    pub fn name(&self) -> String {
+        if self.group.is_empty() {
+            format!("{} {}", self.version, self.kind)
+        } else {
+            format!("{}/{} {}", self.group, self.version, self.kind)
+        }
+    }
+}
+
+/// Something admission webhooks can be registered for: every `#[derive(CustomResource)]` root
+/// type (its `Object` is itself), and every `#[derive(rop::BuiltinKind)]` marker type (its
+/// `Object` is the k8s-openapi type, e.g. `k8s_openapi::api::apps::v1::Deployment`).
+pub trait WebhookTarget {
+    /// The type of the objects the API server sends.
+    type Object;
+
+    /// The kind and its webhooks.
+    const TARGET: AdmissionTarget;
+}
+
 /// Everything a CRD version and the kind's controller need to know about a kind, as written in
 /// its `#[rop(...)]` attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
     LabelSelector as MetaLabelSelector, LabelSelectorRequirement, ObjectMeta,
 };
 
-use crate::resource::{KindDefinition, LabelSelector, Webhook};
+use crate::resource::{AdmissionTarget, LabelSelector, Webhook};
 
 /// Name of the Service in front of the manager's webhook server (config/webhook/service.yaml).
 pub const SERVICE_NAME: &str = "webhook-service";
@@ -28,7 +28,7 @@ pub const MUTATING_CONFIGURATION: &str = "mutating-webhook-configuration";
 pub const VALIDATING_CONFIGURATION: &str = "validating-webhook-configuration";
 
 /// The webhooks of one kind version, mutating and validating, as the API objects' entries.
-pub fn for_kind(kind: &KindDefinition) -> (Vec<MutatingWebhook>, Vec<ValidatingWebhook>) {
+pub fn for_kind(kind: &AdmissionTarget) -> (Vec<MutatingWebhook>, Vec<ValidatingWebhook>) {
     let mut mutating = Vec::new();
     let mut validating = Vec::new();
     for webhook in kind.webhooks {

@@ -476,7 +476,7 @@ fn registration_errors_name_the_kind_and_the_fix() {
     let err = |r: Result<Server, SetupError>| r.err().expect("refused").to_string();
     assert_eq!(
         err(Server::new().defaulter(V3Defaulter)),
-        "cache.example.com/v3 Cache has no defaulting webhook: add #[rop(webhook(mutating))] to its spec type (`rop create webhook --defaulting` does), then `make manifests`"
+        "cache.example.com/v3 Cache has no defaulting webhook: add #[rop(webhook(mutating))] to its spec type, or to its #[derive(rop::BuiltinKind)] type (`rop create webhook --defaulting` does), then `make manifests`"
     );
     assert_eq!(
         err(Server::new().conversion(HubConversion::<v2::Cache>::hub())),
@@ -628,3 +628,85 @@ mod v9 {
     pub struct CacheSpec {}
 }
 use v9::Cache as TwoHubCache;
+
+/// Webhooks for the built-in apps/v1 Deployment.
+#[derive(rop::BuiltinKind)]
+#[rop(group = "apps", version = "v1", kind = "Deployment", plural = "deployments")]
+#[rop(object = "k8s_openapi::api::apps::v1::Deployment")]
+#[rop(webhook(mutating, name = "mdeployment-v1.example.com"))]
+struct DeploymentV1;
+
+/// Webhooks for the core v1 Pod.
+#[derive(rop::BuiltinKind)]
+#[rop(group = "", version = "v1", kind = "Pod", plural = "pods", object = "k8s_openapi::api::core::v1::Pod")]
+#[rop(webhook(validating, name = "vpod-v1.example.com", operations = ["CREATE"]))]
+struct PodV1;
+
+struct ReplicasDefaulter;
+
+impl Defaulter for ReplicasDefaulter {
+    type Kind = DeploymentV1;
+    async fn default(&self, object: &mut k8s_openapi::api::apps::v1::Deployment) -> Result<(), Denied> {
+        object.spec.get_or_insert_with(Default::default).replicas.get_or_insert(2);
+        Ok(())
+    }
+}
+
+struct NoHostNetwork;
+
+impl Validator for NoHostNetwork {
+    type Kind = PodV1;
+    async fn validate_create(&self, pod: &k8s_openapi::api::core::v1::Pod) -> Verdict {
+        match pod.spec.as_ref().and_then(|s| s.host_network) {
+            Some(true) => Err(Denied::new("pods may not use the host network")),
+            _ => Ok(vec![]),
+        }
+    }
+    async fn validate_update(
+        &self,
+        _: &k8s_openapi::api::core::v1::Pod,
+        new: &k8s_openapi::api::core::v1::Pod,
+    ) -> Verdict {
+        self.validate_create(new).await
+    }
+    async fn validate_delete(&self, _: &k8s_openapi::api::core::v1::Pod) -> Verdict {
+        Ok(vec![])
+    }
+}
+
+#[tokio::test]
+async fn built_in_kinds_get_webhooks_too() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::{Pod, PodSpec};
+    use rop::WebhookTarget;
+    use rop::webhook::{Registration, testing};
+
+    assert_eq!(DeploymentV1::TARGET.webhook(true).unwrap().path, "/mutate-apps-v1-deployment");
+    // kubebuilder's path for the core group has an empty group: two dashes.
+    assert_eq!(PodV1::TARGET.webhook(false).unwrap().path, "/validate--v1-pod");
+    assert_eq!(PodV1::TARGET.name(), "v1 Pod");
+
+    let server =
+        Server::build([Registration::defaulter(ReplicasDefaulter), Registration::validator(NoHostNetwork)]).unwrap();
+    let mut deployment = Deployment::default();
+    deployment.metadata.name = Some("web".into());
+    let review = testing::admission_review("CREATE", Some(&deployment), None);
+    assert_eq!(review["request"]["resource"], json!({"group": "apps", "version": "v1", "resource": "deployments"}));
+    let answer = server.handle("/mutate-apps-v1-deployment", review).await.unwrap();
+    let defaulted: Deployment = testing::patched(&answer, &deployment);
+    assert_eq!(defaulted.spec.unwrap().replicas, Some(2));
+
+    let pod = Pod { spec: Some(PodSpec { host_network: Some(true), ..PodSpec::default() }), ..Pod::default() };
+    let answer = server.handle("/validate--v1-pod", testing::admission_review("CREATE", Some(&pod), None)).await;
+    assert_eq!(testing::verdict(&answer.unwrap()), Err(Denied::new("pods may not use the host network")));
+
+    let bundle = rop::manifests::bundle(&[
+        rop::manifests::builtin::<DeploymentV1>("DeploymentV1"),
+        rop::manifests::builtin::<PodV1>("PodV1"),
+    ]);
+    assert!(bundle.kinds.is_empty());
+    let files = rop::manifests::assemble(&bundle, false).unwrap();
+    let manifests = &files.iter().find(|f| f.path == "config/webhook/manifests.yaml").unwrap().content;
+    assert!(manifests.contains("  - apiGroups:\n    - apps\n    apiVersions:\n    - v1\n"), "{manifests}");
+    assert!(manifests.contains("  - apiGroups:\n    - \"\"\n    apiVersions:\n    - v1\n    operations:\n    - CREATE\n    resources:\n    - pods\n"), "{manifests}");
+}

@@ -1,6 +1,7 @@
 //! A real API server calls rop's webhook server: the defaulting webhook's patch is applied,
 //! the validating webhook's denial reaches the client word for word, and the conversion
-//! webhook serves a second version of the kind.
+//! webhook serves a second version of the kind; a built-in kind's (apps/v1 Deployment)
+//! defaulting webhook is called too.
 //!
 //! The manifests come from `rop::manifests` as `rop generate` writes them; the test then does
 //! what kustomize and cert-manager do in a cluster: point the webhooks at the server (here a
@@ -11,9 +12,12 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::admissionregistration::v1::{MutatingWebhookConfiguration, ValidatingWebhookConfiguration};
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceConversion, CustomResourceDefinition, WebhookClientConfig, WebhookConversion,
 };
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::api::{Api, DeleteParams, PostParams};
 use rop::CustomResource;
 use rop::conversion::{ConversionError, Spoke};
@@ -97,6 +101,22 @@ impl Validator for SizeValidator {
     }
 }
 
+/// Webhooks for the built-in apps/v1 Deployment.
+#[derive(rop::BuiltinKind)]
+#[rop(group = "apps", version = "v1", kind = "Deployment", plural = "deployments")]
+#[rop(object = "k8s_openapi::api::apps::v1::Deployment", webhook(mutating, name = "mdeployment-v1.hooks.example.com"))]
+pub struct DeploymentV1;
+
+struct LabelDefaulter;
+
+impl Defaulter for LabelDefaulter {
+    type Kind = DeploymentV1;
+    async fn default(&self, object: &mut Deployment) -> Result<(), Denied> {
+        object.metadata.labels.get_or_insert_with(Default::default).insert("defaulted-by".into(), "rop".into());
+        Ok(())
+    }
+}
+
 /// A CA and a serving certificate for 127.0.0.1 signed by it, in a fresh folder.
 fn certificates() -> (tempfile::TempDir, String) {
     let ca_key = rcgen::KeyPair::generate().unwrap();
@@ -119,6 +139,7 @@ fn manifests(
     let bundle = rop::manifests::bundle(&[
         rop::manifests::kind::<v1::Cache>("v1::Cache"),
         rop::manifests::kind::<v2::Cache>("v2::Cache"),
+        rop::manifests::builtin::<DeploymentV1>("DeploymentV1"),
     ]);
     let files = rop::manifests::assemble(&bundle, false).unwrap();
     let file =
@@ -178,6 +199,7 @@ fn the_api_server_calls_the_webhooks() {
     env.block_on(async move {
         let server = Server::build([
             Registration::defaulter(SizeDefaulter),
+            Registration::defaulter(LabelDefaulter),
             Registration::validator(SizeValidator),
             Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>()),
         ])
@@ -241,6 +263,31 @@ fn the_api_server_calls_the_webhooks() {
         let written = v2::Cache::new("from-v2", v2::CacheSpec { capacity: Some(v2::Capacity { replicas: 7 }) });
         caches_v2.create(&PostParams::default(), &written).await.unwrap();
         assert_eq!(caches.get("from-v2").await.unwrap().spec, v1::CacheSpec { size: Some(7) });
+
+        // A built-in kind's webhook: the Deployment is stored with the defaulter's label.
+        let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+        let labels = std::collections::BTreeMap::from([("app".to_string(), "web".to_string())]);
+        let deployment = Deployment {
+            metadata: ObjectMeta { name: Some("web".into()), labels: Some(labels.clone()), ..ObjectMeta::default() },
+            spec: Some(DeploymentSpec {
+                selector: LabelSelector { match_labels: Some(labels.clone()), ..LabelSelector::default() },
+                template: PodTemplateSpec {
+                    metadata: Some(ObjectMeta { labels: Some(labels), ..ObjectMeta::default() }),
+                    spec: Some(PodSpec {
+                        containers: vec![Container {
+                            name: "web".into(),
+                            image: Some("nginx".into()),
+                            ..Container::default()
+                        }],
+                        ..PodSpec::default()
+                    }),
+                },
+                ..DeploymentSpec::default()
+            }),
+            ..Deployment::default()
+        };
+        let stored = deployments.create(&PostParams::default(), &deployment).await.unwrap();
+        assert_eq!(stored.metadata.labels.unwrap().get("defaulted-by").map(String::as_str), Some("rop"));
 
         stop.send(()).unwrap();
         serving.await.unwrap().unwrap();

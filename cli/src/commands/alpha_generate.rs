@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use super::create_api::{self, CreateApiArgs};
 use super::create_webhook::{self, CreateWebhookArgs};
 use super::init::{self, Settings};
-use crate::project::Project;
+use crate::project::{Project, Resource};
 use crate::scaffold::resource;
 use crate::ui;
 
@@ -90,48 +90,71 @@ pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
 }
 
 /// `init`, then every resource's `create api` in PROJECT order, each in the layout it was
-/// created in (single-group kinds of a project later made multigroup stay where they were).
+/// created in (single-group kinds of a project later made multigroup stay where they were),
+/// and each resource's `create webhook` as soon as the versions it converts exist: a
+/// built-in kind's right where PROJECT lists it.
 fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Result<()> {
     init::scaffold(output, settings, false, false)?;
+    let mut pending: Vec<&Resource> = Vec::new();
     for r in &project.resources {
-        let mut current = Project::load(output)?;
-        current.multigroup = resource::KindNames::of(project, r).multigroup;
-        std::fs::write(output.join(crate::project::FILE), current.to_text())?;
-        ui::detail(&format!("replaying create api --group {} --version {} --kind {}", r.group, r.version, r.kind));
-        let replay = CreateApiArgs {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            kind: r.kind.clone(),
-            plural: Some(r.plural.clone()),
-            namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
-            resource: r.api.is_some(),
-            controller: r.controller,
-            force: false,
-            dry_run: false,
+        if !r.core {
+            let mut current = Project::load(output)?;
+            current.multigroup = resource::KindNames::of(project, r).multigroup;
+            std::fs::write(output.join(crate::project::FILE), current.to_text())?;
+            ui::detail(&format!("replaying create api --group {} --version {} --kind {}", r.group, r.version, r.kind));
+            let replay = CreateApiArgs {
+                group: r.group.clone(),
+                version: r.version.clone(),
+                kind: r.kind.clone(),
+                plural: Some(r.plural.clone()),
+                namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
+                resource: r.api.is_some(),
+                controller: r.controller,
+                force: false,
+                dry_run: false,
+            };
+            create_api::run(output, &replay)?;
+        }
+        if r.webhooks.is_some() {
+            pending.push(r);
+        }
+        let current = Project::load(output)?;
+        let ready = |w: &&Resource| {
+            w.webhooks
+                .as_ref()
+                .is_some_and(|hooks| hooks.spoke.iter().all(|spoke| current.find(&w.group, spoke, &w.kind).is_some()))
         };
-        create_api::run(output, &replay)?;
+        let (now, later): (Vec<&Resource>, Vec<&Resource>) = pending.into_iter().partition(ready);
+        pending = later;
+        for w in now {
+            replay_webhooks(output, w)?;
+        }
     }
-    // Webhooks after every kind, since a conversion's spokes must exist first.
-    for r in &project.resources {
-        let Some(w) = &r.webhooks else { continue };
-        ui::detail(&format!("replaying create webhook --group {} --version {} --kind {}", r.group, r.version, r.kind));
-        let replay = CreateWebhookArgs {
-            group: r.group.clone(),
-            version: r.version.clone(),
-            kind: r.kind.clone(),
-            defaulting: w.defaulting,
-            programmatic_validation: w.validation,
-            conversion: w.conversion,
-            spoke: w.spoke.clone(),
-            defaulting_path: w.defaulting_path.clone(),
-            validation_path: w.validation_path.clone(),
-            force: false,
-            dry_run: false,
-        };
-        create_webhook::run(output, &replay)?;
+    for w in pending {
+        replay_webhooks(output, w)?;
     }
     let mut done = Project::load(output)?;
     done.multigroup = project.multigroup;
     std::fs::write(output.join(crate::project::FILE), done.to_text())?;
     Ok(())
+}
+
+/// `create webhook` with the webhook types PROJECT records for `r`.
+fn replay_webhooks(output: &Path, r: &Resource) -> anyhow::Result<()> {
+    let Some(w) = &r.webhooks else { return Ok(()) };
+    ui::detail(&format!("replaying create webhook --group {} --version {} --kind {}", r.group, r.version, r.kind));
+    let replay = CreateWebhookArgs {
+        group: r.group.clone(),
+        version: r.version.clone(),
+        kind: r.kind.clone(),
+        defaulting: w.defaulting,
+        programmatic_validation: w.validation,
+        conversion: w.conversion,
+        spoke: w.spoke.clone(),
+        defaulting_path: w.defaulting_path.clone(),
+        validation_path: w.validation_path.clone(),
+        force: false,
+        dry_run: false,
+    };
+    create_webhook::run(output, &replay)
 }

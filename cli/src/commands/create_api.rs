@@ -65,7 +65,7 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
         bail!("--resource=false and --controller=false leave nothing to scaffold: drop one of them");
     }
     if !project.multigroup
-        && let Some(other) = project.resources.iter().find(|r| r.group != args.group)
+        && let Some(other) = project.resources.iter().find(|r| !r.core && r.group != args.group)
     {
         bail!(
             "this project already has group \"{}\" and is not multigroup: use --group {}, or run `rop edit --multigroup` first to add group \"{}\"",
@@ -74,7 +74,7 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
             args.group
         );
     }
-    for r in project.resources.iter().filter(|r| r.group == args.group) {
+    for r in project.resources.iter().filter(|r| !r.core && r.group == args.group) {
         if r.kind == args.kind && r.plural != plural {
             bail!(
                 "kind {} already has plural \"{}\" in version {}: every version of a kind has the same plural, use --plural {}",
@@ -195,6 +195,7 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
         api: Some(Api { crd_version: "v1".into(), namespaced: args.namespaced }),
         controller: args.controller
             || project.find(&k.group, &k.version, &k.kind).map(|r| r.controller).unwrap_or(false),
+        core: false,
         webhooks: project.find(&k.group, &k.version, &k.kind).and_then(|r| r.webhooks.clone()),
     };
     match project.resources.iter_mut().find(|r| r.group == k.group && r.version == k.version && r.kind == k.kind) {

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use anyhow::bail;
 
+use crate::builtin;
 use crate::names;
-use crate::project::{self, Project, Webhooks};
+use crate::project::{self, Project, Resource, Webhooks};
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, IfExists, Plan};
 use crate::scaffold::resource::{self, KindNames};
@@ -68,7 +69,7 @@ fn check_path(flag: &str, path: &str) -> anyhow::Result<()> {
 }
 
 /// The webhook types the kind version has after this command, checked against what it has.
-fn check(project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(KindNames, Webhooks, Webhooks)> {
+fn check(project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(Resource, Webhooks, Webhooks)> {
     if !args.spoke.is_empty() && !args.conversion {
         bail!("--spoke names the versions of a conversion webhook: add --conversion, or drop --spoke");
     }
@@ -90,19 +91,44 @@ fn check(project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(KindNam
         (Some(path), true) => check_path("--validation-path", path)?,
         _ => {}
     }
-    names::check_group(&args.group, &project.domain)?;
-    names::check_version(&args.version)?;
-    names::check_kind(&args.kind)?;
-    let Some(resource) = project.find(&args.group, &args.version, &args.kind).filter(|r| r.api.is_some()) else {
-        bail!(
-            "no API {}/{} {} in PROJECT: webhooks are for kinds created with rop; run `rop create api --group {} --version {} --kind {}` first",
-            args.group,
-            args.version,
-            args.kind,
-            args.group,
-            args.version,
-            args.kind
-        );
+    let custom = project.find(&args.group, &args.version, &args.kind).filter(|r| r.api.is_some());
+    let resource = match (custom, builtin::find(&args.group, &args.version, &args.kind)) {
+        (Some(resource), _) => resource.clone(),
+        (None, Some(b)) => {
+            if args.conversion {
+                bail!(
+                    "{} is a built-in kind: the API server converts its versions itself; --conversion is for kinds of this project",
+                    args.kind
+                );
+            }
+            project.find_core(&args.group, &args.version, &args.kind).cloned().unwrap_or_else(|| Resource {
+                group: args.group.clone(),
+                version: args.version.clone(),
+                kind: args.kind.clone(),
+                domain: String::new(),
+                plural: b.plural.into(),
+                path: b.object.into(),
+                api: None,
+                controller: false,
+                core: true,
+                webhooks: None,
+            })
+        }
+        (None, None) => {
+            names::check_group(&args.group, &project.domain)?;
+            names::check_version(&args.version)?;
+            names::check_kind(&args.kind)?;
+            bail!(
+                "no API {}/{} {} in PROJECT: webhooks are for kinds created with rop (run `rop create api --group {} --version {} --kind {}` first) and for the built-in kinds {}",
+                args.group,
+                args.version,
+                args.kind,
+                args.group,
+                args.version,
+                args.kind,
+                builtin::listed()
+            );
+        }
     };
     let old = resource.webhooks.clone().unwrap_or_default();
     for (asked, has, which, flag) in [
@@ -171,21 +197,21 @@ fn check(project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(KindNam
     if args.programmatic_validation {
         all.validation_path = new.validation_path.clone();
     }
-    Ok((KindNames::of(project, resource), new, all))
+    Ok((resource, new, all))
 }
 
-/// `text` (a kind's types file) with `attributes` just above `pub struct <Kind>Spec`, each
+/// `text` (a kind's types file) with `attributes` just above the `anchor` line (`pub struct
+/// <Kind>Spec`, or a built-in kind's `pub struct <Kind><Version>;`), each
 /// unless an attribute for the same webhook type is there already. A mutating webhook's
 /// attribute goes above a validating one's, so the order does not depend on the commands'.
-fn add_attributes(path: &str, text: &str, kind: &str, attributes: &[String]) -> anyhow::Result<String> {
-    let anchor = format!("pub struct {kind}Spec");
+fn add_attributes(path: &str, text: &str, anchor: &str, attributes: &[String]) -> anyhow::Result<String> {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     for attribute in attributes {
         let which = attribute.split(['(', ',', ')']).nth(2).unwrap_or_default();
         if text.contains(&format!("webhook({which}")) {
             continue;
         }
-        let Some(mut at) = lines.iter().position(|l| l.trim_start().starts_with(&anchor)) else {
+        let Some(mut at) = lines.iter().position(|l| l.trim_start().starts_with(anchor)) else {
             bail!(
                 "{path} has no `{anchor}` line to put the webhook attribute on: add {attribute} to your spec type yourself, or restore the line"
             );
@@ -206,7 +232,7 @@ pub fn apply(
     plan: &mut Plan,
     scaffold: &WebhookScaffold,
     types_file: &str,
-    kind: &str,
+    anchor: &str,
     force: bool,
 ) -> anyhow::Result<()> {
     for f in &scaffold.files {
@@ -234,7 +260,7 @@ pub fn apply(
     if !scaffold.attributes.is_empty() {
         let current =
             plan.current(types_file)?.ok_or_else(|| anyhow::anyhow!("{types_file} is missing: restore it"))?;
-        plan.edit(types_file, add_attributes(types_file, &current, kind, &scaffold.attributes)?);
+        plan.edit(types_file, add_attributes(types_file, &current, anchor, &scaffold.attributes)?);
     }
     Ok(())
 }
@@ -248,15 +274,30 @@ pub fn apply(
 pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     let mut project = Project::load(root)?;
     project.check_tree(root)?;
-    let (k, new, all) = check(&project, args)?;
+    let (resource, new, all) = check(&project, args)?;
+    if resource.core && project.find_core(&resource.group, &resource.version, &resource.kind).is_none() {
+        project.resources.push(resource.clone());
+    }
+    let k = KindNames::of(&project, &resource);
+    if resource.core && !args.dry_run {
+        // kubebuilder warns of the same: the manager's own Pods can need the webhook to start.
+        ui::warning(&format!(
+            "a webhook for {} applies to every {} in the cluster, the manager's own too: with failure_policy \"Fail\" a stopped manager blocks them; narrow it with namespace_selector or object_selector in api/src/builtin.rs",
+            resource.kind, resource.kind
+        ));
+    }
     let templates = Templates::load(root)?;
     let header = resource::header_of(root);
     let mut plan = Plan::new(root);
-    let types_file = format!("{}/{}.rs", k.api_dir(), k.snake);
+    let (types_file, anchor) = if resource.core {
+        ("api/src/builtin.rs".to_string(), format!("pub struct {};", webhook::builtin_target(&k)))
+    } else {
+        (format!("{}/{}.rs", k.api_dir(), k.snake), format!("pub struct {}Spec", k.kind))
+    };
     // The webhook module is rendered with every type the kind has after this command when it
     // is new (or forced), and gets only the new types' fragments when rop made it before.
     let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
-    let had_module = project.find(&k.group, &k.version, &k.kind).and_then(|r| r.webhooks.as_ref());
+    let had_module = resource.webhooks.as_ref();
     let had_module = had_module.is_some_and(|w| w.defaulting || w.validation);
     let fresh_module = args.force || !had_module || !root.join(&module_file).is_file();
     let (admission, spokes) = if fresh_module { (&all, &all.spoke) } else { (&new, &new.spoke) };
@@ -271,11 +312,11 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     if !fresh_module {
         scaffold.files.retain(|f| f.path != module_file);
     }
-    apply(&mut plan, &scaffold, &types_file, &k.kind, args.force)?;
+    apply(&mut plan, &scaffold, &types_file, &anchor, args.force)?;
 
-    if let Some(r) =
-        project.resources.iter_mut().find(|r| r.group == k.group && r.version == k.version && r.kind == k.kind)
-    {
+    if let Some(r) = project.resources.iter_mut().find(|r| {
+        r.core == resource.core && r.group == resource.group && r.version == resource.version && r.kind == resource.kind
+    }) {
         r.webhooks = Some(all);
     }
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);

@@ -74,16 +74,24 @@ fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> 
     Ok(gone)
 }
 
-/// `text` without the one-line `#[rop(webhook(mutating ...))]` (or `validating`) attribute,
-/// as `create webhook` wrote it or with more settings on that line.
-fn remove_attribute(path: &str, text: &str, attribute: &str) -> anyhow::Result<String> {
+/// `text` without the one-line `#[rop(webhook(mutating ...))]` (or `validating`) attribute
+/// among the attributes just above the `anchor` line (the spec type, or a built-in kind's
+/// marker type), as `create webhook` wrote it or with more settings on that line.
+fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> anyhow::Result<String> {
     let which = if attribute.contains("webhook(mutating") { "mutating" } else { "validating" };
     let prefix = format!("#[rop(webhook({which}");
     let lines: Vec<&str> = text.lines().collect();
-    let matching: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].trim_start().starts_with(&prefix)).collect();
+    let Some(end) = lines.iter().position(|l| l.trim_start().starts_with(anchor)) else {
+        bail!(
+            "{path} has no `{anchor}` line: remove the {which} webhook's attribute yourself, then run the command again"
+        );
+    };
+    // The attributes and doc comments of the item: the lines above it up to a blank one.
+    let start = lines[..end].iter().rposition(|l| l.trim().is_empty()).map_or(0, |i| i + 1);
+    let matching: Vec<usize> = (start..end).filter(|&i| lines[i].trim_start().starts_with(&prefix)).collect();
     let [at] = matching[..] else {
         bail!(
-            "{path}: cannot find one `{prefix}...))]` line: remove the attribute yourself, then run the command again"
+            "{path}: cannot find one `{prefix}...))]` line above `{anchor}`: remove the attribute yourself, then run the command again"
         );
     };
     if !lines[at].trim_end().ends_with(")]") {
@@ -130,7 +138,13 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     }
     left.defaulting_path = left.defaulting_path.filter(|_| left.defaulting);
     left.validation_path = left.validation_path.filter(|_| left.validation);
-    project.resources[index].webhooks = (!left.is_empty()).then_some(left);
+    let core = project.resources[index].core;
+    if core && left.is_empty() {
+        // A built-in kind is in PROJECT for its webhooks only.
+        project.resources.remove(index);
+    } else {
+        project.resources[index].webhooks = (!left.is_empty()).then_some(left);
+    }
     let mut needed_files = HashSet::new();
     let mut needed = HashSet::new();
     for r in &project.resources {
@@ -143,6 +157,18 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     }
 
     let mut plan = Plan::new(root);
+    // The attributes first: a built-in kind's block in api/src/builtin.rs is rop's fragment
+    // again once they are out of it.
+    let (types_file, anchor) = if core {
+        ("api/src/builtin.rs".to_string(), format!("pub struct {};", webhook::builtin_target(&k)))
+    } else {
+        (format!("{}/{}.rs", k.api_dir(), k.snake), format!("pub struct {}Spec", k.kind))
+    };
+    for attribute in &scaffold.attributes {
+        if let Some(current) = plan.current(&types_file)? {
+            plan.file(&types_file, remove_attribute(&types_file, &current, &anchor, attribute)?, IfExists::Overwrite);
+        }
+    }
     let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
     for i in &scaffold.inserts {
         if needed.contains(&(i.path.clone(), i.fragment.clone())) {
@@ -174,12 +200,6 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
         let on_disk = std::fs::read_to_string(root.join(&f.path)).unwrap_or_default();
         let expected = if markers::same_code(&planned, &f.content) { on_disk } else { f.content.clone() };
         plan.remove(&f.path, Some(expected));
-    }
-    let types_file = format!("{}/{}.rs", k.api_dir(), k.snake);
-    for attribute in &scaffold.attributes {
-        if let Some(current) = plan.current(&types_file)? {
-            plan.file(&types_file, remove_attribute(&types_file, &current, attribute)?, IfExists::Overwrite);
-        }
     }
     // The webhook manifests go with the last admission webhook.
     let any_admission =

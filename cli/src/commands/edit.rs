@@ -59,7 +59,8 @@ pub fn run(root: &Path, args: &EditArgs) -> anyhow::Result<()> {
     }
     let mut new = old.clone();
     if let Some(multigroup) = args.multigroup {
-        let groups: std::collections::BTreeSet<&str> = old.resources.iter().map(|r| r.group.as_str()).collect();
+        let groups: std::collections::BTreeSet<&str> =
+            old.resources.iter().filter(|r| !r.core).map(|r| r.group.as_str()).collect();
         if !multigroup && groups.len() > 1 {
             bail!(
                 "the project has {} groups ({}): it stays multigroup; delete the APIs of all but one group first",

@@ -100,7 +100,10 @@ impl KindNames {
     /// (its `path` has a group segment when multigroup), not the project's current one.
     pub fn of(project: &Project, r: &Resource) -> KindNames {
         let mut k = KindNames::new(project, &r.group, &r.version, &r.kind, &r.plural);
-        k.multigroup = r.path.split("::").count() == 4;
+        k.multigroup = !r.core && r.path.split("::").count() == 4;
+        if r.core {
+            k.full_group = r.full_group();
+        }
         k
     }
 

@@ -5,8 +5,11 @@
 
 use tera::Context;
 
+use heck::ToUpperCamelCase;
+
 use super::resource::{Insert, KindNames};
 use super::templates::Templates;
+use crate::builtin::{self, Builtin};
 use crate::project::{Project, Webhooks};
 
 /// A file of the webhooks, rendered.
@@ -36,13 +39,18 @@ pub fn module(k: &KindNames) -> String {
     format!("{}_{}", k.controller_module(), k.version)
 }
 
-/// The attribute that declares one webhook on the spec type.
-pub fn attribute(mutating: bool, path: Option<&str>) -> String {
+/// The attribute that declares one webhook on the spec type (or, with a `name`, on a
+/// built-in kind's marker type: its webhook names take the project's domain).
+pub fn attribute(mutating: bool, path: Option<&str>, name: Option<&str>) -> String {
     let which = if mutating { "mutating" } else { "validating" };
-    match path {
-        Some(path) => format!("#[rop(webhook({which}, path = \"{path}\"))]"),
-        None => format!("#[rop(webhook({which}))]"),
+    let mut settings = vec![which.to_string()];
+    if let Some(name) = name {
+        settings.push(format!("name = \"{name}\""));
     }
+    if let Some(path) = path {
+        settings.push(format!("path = \"{path}\""));
+    }
+    format!("#[rop(webhook({}))]", settings.join(", "))
 }
 
 /// The names of spoke `version` of the kind `k`, in the layout `k` has.
@@ -72,6 +80,33 @@ pub fn describe(
         |path: &str, marker: &str, fragment: String| Insert { path: path.into(), marker: marker.into(), fragment };
     let module = module(k);
     let module_file = format!("src/webhook/{module}.rs");
+    let builtin = builtin_of(project, k);
+    if let Some(b) = builtin {
+        // The built-in kind's marker type in the api crate carries the webhook attributes;
+        // the manifests generator lists it.
+        let content = templates.render("webhook/api/src/builtin.rs.tera", &context)?;
+        s.files.push(WebhookFile { path: "api/src/builtin.rs".into(), content, user_owned: false });
+        s.inserts.push(insert("api/src/lib.rs", "api-versions", "pub mod builtin;".into()));
+        let target = builtin_target(k);
+        s.inserts.push(insert(
+            "api/src/builtin.rs",
+            "builtin-kinds",
+            format!(
+                "/// Admission webhooks for the built-in kind {}.\n#[derive(rop::BuiltinKind)]\n#[rop(group = \"{}\", version = \"{}\", kind = \"{}\", plural = \"{}\")]\n#[rop(object = \"{}\")]\npub struct {target};\n\n",
+                if b.group.is_empty() { format!("{} {}", b.version, b.kind) } else { format!("{}/{} {}", b.group, b.version, b.kind) },
+                b.group,
+                b.version,
+                b.kind,
+                b.plural,
+                b.object
+            ),
+        ));
+        s.inserts.push(insert(
+            "api/src/bin/manifests.rs",
+            "manifest-kinds",
+            format!("rop::manifests::builtin::<{}::builtin::{target}>(\"builtin::{target}\"),", project.api_crate()),
+        ));
+    }
     if w.defaulting || w.validation {
         let content = templates.render("webhook/src/webhook/kind.rs.tera", &context)?;
         s.files.push(WebhookFile { path: module_file.clone(), content, user_owned: true });
@@ -90,7 +125,9 @@ pub fn describe(
         s.inserts.push(insert(&module_file, "webhook-tests", fragment(&format!("{role}_test"))?));
         let registration = format!("rop::webhook::Registration::{role}({module}::{name}),");
         s.inserts.push(insert("src/webhook/mod.rs", "webhooks", registration));
-        s.attributes.push(attribute(mutating, path.as_deref()));
+        let letter = if mutating { 'm' } else { 'v' };
+        let name = builtin.map(|_| format!("{letter}{}-{}.{}", k.lower, k.version, project.domain));
+        s.attributes.push(attribute(mutating, path.as_deref(), name.as_deref()));
     }
     if w.conversion {
         let api_crate = project.api_crate();
@@ -139,14 +176,45 @@ pub fn describe(
     Ok(s)
 }
 
+/// The built-in kind `k` stands for, if it is one the project lists.
+fn builtin_of(project: &Project, k: &KindNames) -> Option<&'static Builtin> {
+    project.find_core(&k.group, &k.version, &k.kind).and_then(|r| builtin::find(&r.group, &r.version, &r.kind))
+}
+
+/// The marker type of a built-in kind's webhooks in the api crate: `DeploymentV1`.
+pub fn builtin_target(k: &KindNames) -> String {
+    format!("{}{}", k.kind, k.version.to_upper_camel_case())
+}
+
 /// The template context of kind version `k`'s webhooks: the kind's context, plus `api_dir`,
-/// `hub` and `hub_module` (this version, the one others convert through), and for a spoke's
-/// files `spoke` and `spoke_module`.
+/// `hub` and `hub_module` (this version, the one others convert through), for a spoke's
+/// files `spoke` and `spoke_module`; `builtin`, `target` (the type the webhooks are
+/// registered for: the root type, or a built-in kind's marker type) and `object_path` (the
+/// type of the objects).
 pub fn context(project: &Project, k: &KindNames, header: &str, spoke: Option<&str>) -> Context {
     let mut context = k.context(project, true, true, header);
     context.insert("api_dir", &k.api_dir());
     context.insert("hub", &k.version);
     context.insert("hub_module", &k.api_module());
+    match builtin_of(project, k) {
+        Some(b) => {
+            context.insert("builtin", &true);
+            context.insert("target", &builtin_target(k));
+            context.insert("object_path", b.object);
+            // In the order rustfmt sorts them, so a module rop wrote stays byte for byte its own.
+            let mut uses =
+                vec![b.object.to_string(), format!("{}::builtin::{}", project.api_crate(), builtin_target(k))];
+            uses.sort();
+            context.insert("builtin_uses", &uses);
+            context.insert("namespaced", &(b.kind != "Namespace"));
+            context.insert("webhook_domain", &project.domain);
+        }
+        None => {
+            context.insert("builtin", &false);
+            context.insert("target", &k.kind);
+            context.insert("object_path", &format!("{}::{}::{}", project.api_crate(), k.api_module(), k.kind));
+        }
+    }
     if let Some(version) = spoke {
         let names = spoke_names(project, k, version);
         context.insert("spoke", version);

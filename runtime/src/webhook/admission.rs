@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::resource::CustomResource;
+use crate::resource::WebhookTarget;
 
 /// Fills in defaults of a kind's objects before the API server stores them (a mutating
 /// admission webhook; controller-runtime's `CustomDefaulter`).
@@ -19,15 +19,19 @@ use crate::resource::CustomResource;
 /// it received to the changed one. Called on the operations of the kind's
 /// `#[rop(webhook(mutating, ...))]` attribute (default `CREATE` and `UPDATE`).
 pub trait Defaulter: Send + Sync + 'static {
-    /// The root type, e.g. `v1::Memcached`.
-    type Kind: CustomResource + Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// What the webhook is for: a root type such as `v1::Memcached`, or a built-in kind's
+    /// marker type (`#[derive(rop::BuiltinKind)]`).
+    type Kind: WebhookTarget<Object: Serialize + DeserializeOwned + Send + Sync> + 'static;
 
     /// Sets the defaults on `object`.
     ///
     /// # Errors
     /// [`Denied`] refuses the request with its message.
-    fn default(&self, object: &mut Self::Kind) -> impl Future<Output = Result<(), Denied>> + Send;
+    fn default(&self, object: &mut Object<Self::Kind>) -> impl Future<Output = Result<(), Denied>> + Send;
 }
+
+/// The objects of `K`: `K` itself for a custom kind, the k8s-openapi type for a built-in one.
+pub type Object<K> = <K as WebhookTarget>::Object;
 
 /// Checks a kind's objects beyond what its OpenAPI schema and CEL rules can say (a validating
 /// admission webhook; controller-runtime's `CustomValidator`).
@@ -35,17 +39,21 @@ pub trait Defaulter: Send + Sync + 'static {
 /// Each check returns the warnings to show the user (`kubectl` prints them), or [`Denied`].
 /// `validate_delete` is called only when the webhook's `operations` include `DELETE`.
 pub trait Validator: Send + Sync + 'static {
-    /// The root type, e.g. `v1::Memcached`.
-    type Kind: CustomResource + Serialize + DeserializeOwned + Send + Sync + 'static;
+    /// What the webhook is for, as [`Defaulter::Kind`].
+    type Kind: WebhookTarget<Object: Serialize + DeserializeOwned + Send + Sync> + 'static;
 
     /// Checks an object about to be created.
-    fn validate_create(&self, object: &Self::Kind) -> impl Future<Output = Verdict> + Send;
+    fn validate_create(&self, object: &Object<Self::Kind>) -> impl Future<Output = Verdict> + Send;
 
     /// Checks an update from `old` to `new`.
-    fn validate_update(&self, old: &Self::Kind, new: &Self::Kind) -> impl Future<Output = Verdict> + Send;
+    fn validate_update(
+        &self,
+        old: &Object<Self::Kind>,
+        new: &Object<Self::Kind>,
+    ) -> impl Future<Output = Verdict> + Send;
 
     /// Checks an object about to be deleted.
-    fn validate_delete(&self, object: &Self::Kind) -> impl Future<Output = Verdict> + Send;
+    fn validate_delete(&self, object: &Object<Self::Kind>) -> impl Future<Output = Verdict> + Send;
 }
 
 /// What a validation check decides: allowed with these warnings (often none), or [`Denied`].
@@ -119,7 +127,7 @@ pub(crate) async fn default<D: Defaulter>(defaulter: &D, body: Value) -> Value {
         // DELETE and CONNECT carry no new object: nothing to default.
         return review_json(AdmissionResponse::from(&request));
     };
-    let (original, mut typed) = match decode::<D::Kind>(&request, object) {
+    let (original, mut typed) = match decode::<Object<D::Kind>>(&request, object) {
         Ok(decoded) => decoded,
         Err(refusal) => return refusal,
     };
@@ -150,7 +158,7 @@ pub(crate) async fn validate<V: Validator>(validator: &V, body: Value) -> Value 
                 let message = format!("the {:?} request has no {what}", request.operation);
                 review_json(refuse(&request, &Denied::new(message)))
             })
-            .and_then(|o| decode::<V::Kind>(&request, o).map(|(_, typed)| typed))
+            .and_then(|o| decode::<Object<V::Kind>>(&request, o).map(|(_, typed)| typed))
     };
     let verdict = match request.operation {
         Operation::Create => match object(&request.object, "object") {

@@ -18,7 +18,7 @@ mod server;
 pub mod testing;
 mod tls;
 
-pub use admission::{Defaulter, Denied, Validator, Verdict};
+pub use admission::{Defaulter, Denied, Object, Validator, Verdict};
 pub use convert::HubConversion;
 pub use server::{CONVERSION_PATH, Registration, Server, SetupError};
 pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError, check_certificate};

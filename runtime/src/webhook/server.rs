@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::admission::{self, Defaulter, Validator};
 use super::convert::{self, HubConversion, KindConversion};
-use crate::resource::CustomResource;
+use crate::resource::WebhookTarget;
 
 /// The path of the conversion webhook, shared by every kind (as in kubebuilder's
 /// `config/crd/patches/webhook_in_<plural>.yaml`).
@@ -34,7 +34,7 @@ pub struct Server {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     #[error(
-        "{kind} has no {which} webhook: add #[rop(webhook({flag}))] to its spec type (`rop create webhook {option}` does), then `make manifests`"
+        "{kind} has no {which} webhook: add #[rop(webhook({flag}))] to its spec type, or to its #[derive(rop::BuiltinKind)] type (`rop create webhook {option}` does), then `make manifests`"
     )]
     NoWebhook { kind: String, which: &'static str, flag: &'static str, option: &'static str },
     #[error("two webhooks are served at {path}: give one of them another `path` in #[rop(webhook(...))]")]
@@ -70,11 +70,6 @@ impl Registration {
     }
 }
 
-fn kind_name<K: CustomResource>() -> String {
-    let d = K::DEFINITION;
-    format!("{}/{} {}", d.group, d.version, d.kind)
-}
-
 impl Server {
     /// A server with no webhooks.
     pub fn new() -> Server {
@@ -86,8 +81,9 @@ impl Server {
     /// # Errors
     /// The kind has no `#[rop(webhook(mutating, ...))]`, or another webhook has the same path.
     pub fn defaulter<D: Defaulter>(self, defaulter: D) -> Result<Server, SetupError> {
-        let webhook = <D::Kind as CustomResource>::DEFINITION.webhook(true).ok_or_else(|| SetupError::NoWebhook {
-            kind: kind_name::<D::Kind>(),
+        let target = <D::Kind as WebhookTarget>::TARGET;
+        let webhook = target.webhook(true).ok_or_else(|| SetupError::NoWebhook {
+            kind: target.name(),
             which: "defaulting",
             flag: "mutating",
             option: "--defaulting",
@@ -107,8 +103,9 @@ impl Server {
     /// # Errors
     /// The kind has no `#[rop(webhook(validating, ...))]`, or another webhook has the same path.
     pub fn validator<V: Validator>(self, validator: V) -> Result<Server, SetupError> {
-        let webhook = <V::Kind as CustomResource>::DEFINITION.webhook(false).ok_or_else(|| SetupError::NoWebhook {
-            kind: kind_name::<V::Kind>(),
+        let target = <V::Kind as WebhookTarget>::TARGET;
+        let webhook = target.webhook(false).ok_or_else(|| SetupError::NoWebhook {
+            kind: target.name(),
             which: "validating",
             flag: "validating",
             option: "--programmatic-validation",

@@ -14,7 +14,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{Denied, Server};
-use crate::resource::CustomResource;
 
 /// An `admission.k8s.io/v1` `AdmissionReview` for an `operation` (`CREATE`, `UPDATE`, `DELETE`)
 /// on `object` (absent for `DELETE`) replacing `old` (present for `UPDATE` and `DELETE`), as
@@ -22,28 +21,37 @@ use crate::resource::CustomResource;
 ///
 /// # Panics
 /// When an object does not serialise (it always does for a derived kind).
-pub fn admission_review<K: CustomResource + Serialize>(operation: &str, object: Option<&K>, old: Option<&K>) -> Value {
-    let d = K::DEFINITION;
+pub fn admission_review<K>(operation: &str, object: Option<&K>, old: Option<&K>) -> Value
+where
+    K: kube_core::Resource<DynamicType = ()> + Serialize,
+{
+    let (group, version, kind, plural) = (K::group(&()), K::version(&()), K::kind(&()), K::plural(&()));
     let name = object.or(old).map(|o| serde_json::to_value(o).expect("the object serialises"));
-    let meta = |key: &str| name.as_ref().and_then(|o| o["metadata"].get(key)).cloned().unwrap_or(Value::Null);
-    json!({
+    let meta = |key: &str| name.as_ref().and_then(|o| o["metadata"].get(key)).cloned();
+    let mut review = json!({
         "apiVersion": "admission.k8s.io/v1",
         "kind": "AdmissionReview",
         "request": {
             "uid": "00000000-0000-0000-0000-000000000000",
-            "kind": {"group": d.group, "version": d.version, "kind": d.kind},
-            "resource": {"group": d.group, "version": d.version, "resource": d.plural},
-            "requestKind": {"group": d.group, "version": d.version, "kind": d.kind},
-            "requestResource": {"group": d.group, "version": d.version, "resource": d.plural},
-            "name": meta("name"),
-            "namespace": meta("namespace"),
+            "kind": {"group": group, "version": version, "kind": kind},
+            "resource": {"group": group, "version": version, "resource": plural},
+            "requestKind": {"group": group, "version": version, "kind": kind},
+            "requestResource": {"group": group, "version": version, "resource": plural},
             "operation": operation,
             "userInfo": {"username": "test"},
             "object": object.map(|o| serde_json::to_value(o).expect("the object serialises")),
             "oldObject": old.map(|o| serde_json::to_value(o).expect("the object serialises")),
             "dryRun": false,
         }
-    })
+    });
+    // The API server leaves out what the object does not have (a generateName object has no
+    // name yet, a cluster-scoped one no namespace).
+    for key in ["name", "namespace"] {
+        if let Some(value) = meta(key) {
+            review["request"][key] = value;
+        }
+    }
+    review
 }
 
 /// The decision in an `AdmissionReview` answer: its warnings when allowed, else the denial

@@ -52,7 +52,7 @@ impl rop::webhook::Validator for MemcachedValidator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rop::CustomResource as _;
+    use rop::WebhookTarget as _;
     use rop::webhook::testing;
 
     /// An object as a user would create it; the tests send it through the webhook server.
@@ -76,7 +76,7 @@ mod tests {
             .default(&mut expected)
             .await
             .expect("the object is defaulted");
-        let path = Memcached::DEFINITION
+        let path = Memcached::TARGET
             .webhook(true)
             .expect("a mutating webhook")
             .path;
@@ -92,7 +92,7 @@ mod tests {
     #[tokio::test]
     async fn validation_answers_with_the_verdict() {
         let object = object();
-        let path = Memcached::DEFINITION
+        let path = Memcached::TARGET
             .webhook(false)
             .expect("a validating webhook")
             .path;

@@ -25,7 +25,7 @@ impl rop::webhook::Defaulter for MemcachedDefaulter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rop::CustomResource as _;
+    use rop::WebhookTarget as _;
     use rop::webhook::testing;
 
     /// An object as a user would create it; the tests send it through the webhook server.
@@ -49,7 +49,7 @@ mod tests {
             .default(&mut expected)
             .await
             .expect("the object is defaulted");
-        let path = Memcached::DEFINITION
+        let path = Memcached::TARGET
             .webhook(true)
             .expect("a mutating webhook")
             .path;

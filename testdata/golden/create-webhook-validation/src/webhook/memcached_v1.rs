@@ -38,7 +38,7 @@ impl rop::webhook::Validator for MemcachedValidator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rop::CustomResource as _;
+    use rop::WebhookTarget as _;
     use rop::webhook::testing;
 
     /// An object as a user would create it; the tests send it through the webhook server.
@@ -56,7 +56,7 @@ mod tests {
     #[tokio::test]
     async fn validation_answers_with_the_verdict() {
         let object = object();
-        let path = Memcached::DEFINITION
+        let path = Memcached::TARGET
             .webhook(false)
             .expect("a validating webhook")
             .path;

@@ -1,0 +1,66 @@
+// Copyright 2026.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Admission webhooks of Deployment v1. Their settings (path, failure policy,
+//! operations, selectors) are the `#[rop(webhook(...))]` attributes on `DeploymentV1` in
+//! api/src/builtin.rs; run `make manifests` after changing them.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use memcached_operator_api::builtin::DeploymentV1;
+
+/// Sets the defaults of Deployment objects before the API server stores them.
+pub struct DeploymentDefaulter;
+
+impl rop::webhook::Defaulter for DeploymentDefaulter {
+    type Kind = DeploymentV1;
+
+    async fn default(&self, object: &mut Deployment) -> Result<(), rop::webhook::Denied> {
+        tracing::debug!(name = ?object.metadata.name, "defaulting Deployment");
+        // TODO(user): set the defaults of fields the user left out, for example
+        // `object.spec.size.get_or_insert(1);`. The server sends the API server the patch.
+        Ok(())
+    }
+}
+// +rop:scaffold:webhook-impls
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rop::WebhookTarget as _;
+    use rop::webhook::testing;
+
+    /// An object as a user would create it; the tests send it through the webhook server.
+    fn object() -> Deployment {
+        let mut object = Deployment::default();
+        object.metadata.name = Some("deployment-sample".into());
+        object.metadata.namespace = Some("default".into());
+        object
+    }
+
+    fn server() -> rop::webhook::Server {
+        crate::webhook::server().expect("the webhooks register")
+    }
+
+    /// The patch the server answers with turns the object into the one the defaulter makes.
+    #[tokio::test]
+    async fn defaulting_patch_gives_the_defaulted_object() {
+        use rop::webhook::Defaulter as _;
+        let object = object();
+        let mut expected = object.clone();
+        DeploymentDefaulter
+            .default(&mut expected)
+            .await
+            .expect("the object is defaulted");
+        let path = DeploymentV1::TARGET
+            .webhook(true)
+            .expect("a mutating webhook")
+            .path;
+        let review = testing::admission_review("CREATE", Some(&object), None);
+        let answer = server()
+            .handle(path, review)
+            .await
+            .expect("the path is served");
+        assert_eq!(testing::patched(&answer, &object), expected);
+    }
+    // +rop:scaffold:webhook-tests
+}

@@ -1,0 +1,81 @@
+// Copyright 2026.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Admission webhooks of Pod v1. Their settings (path, failure policy,
+//! operations, selectors) are the `#[rop(webhook(...))]` attributes on `PodV1` in
+//! api/src/builtin.rs; run `make manifests` after changing them.
+
+use k8s_openapi::api::core::v1::Pod;
+use memcached_operator_api::builtin::PodV1;
+
+/// Checks Pod objects beyond their schema: return warnings to allow, `Denied` to refuse.
+pub struct PodValidator;
+
+impl rop::webhook::Validator for PodValidator {
+    type Kind = PodV1;
+
+    async fn validate_create(&self, object: &Pod) -> rop::webhook::Verdict {
+        tracing::debug!(name = ?object.metadata.name, "validating the creation of Pod");
+        // TODO(user): check the new object, e.g.
+        // `return Err(rop::webhook::Denied::new("spec.size must be even"));`
+        Ok(vec![])
+    }
+
+    async fn validate_update(&self, old: &Pod, new: &Pod) -> rop::webhook::Verdict {
+        tracing::debug!(name = ?new.metadata.name, "validating an update of Pod");
+        // TODO(user): check the change, e.g. refuse changes to a field that is set once.
+        let _ = old;
+        Ok(vec![])
+    }
+
+    async fn validate_delete(&self, object: &Pod) -> rop::webhook::Verdict {
+        // Called only if `operations` in the webhook's attribute include "DELETE".
+        tracing::debug!(name = ?object.metadata.name, "validating the deletion of Pod");
+        Ok(vec![])
+    }
+}
+// +rop:scaffold:webhook-impls
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rop::WebhookTarget as _;
+    use rop::webhook::testing;
+
+    /// An object as a user would create it; the tests send it through the webhook server.
+    fn object() -> Pod {
+        let mut object = Pod::default();
+        object.metadata.name = Some("pod-sample".into());
+        object.metadata.namespace = Some("default".into());
+        object
+    }
+
+    fn server() -> rop::webhook::Server {
+        crate::webhook::server().expect("the webhooks register")
+    }
+
+    /// The server answers with the validator's verdict on create, update and delete.
+    #[tokio::test]
+    async fn validation_answers_with_the_verdict() {
+        let object = object();
+        let path = PodV1::TARGET
+            .webhook(false)
+            .expect("a validating webhook")
+            .path;
+        let server = server();
+        let reviews = [
+            testing::admission_review("CREATE", Some(&object), None),
+            testing::admission_review("UPDATE", Some(&object), Some(&object)),
+            testing::admission_review("DELETE", None, Some(&object)),
+        ];
+        for review in reviews {
+            let answer = server
+                .handle(path, review)
+                .await
+                .expect("the path is served");
+            // TODO(user): add objects your rules refuse, and assert the denial's message.
+            assert_eq!(testing::verdict(&answer), Ok(vec![]));
+        }
+    }
+    // +rop:scaffold:webhook-tests
+}
