@@ -67,7 +67,7 @@ pub struct KindAttrs {
 }
 
 /// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
-const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches";
+pub const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches";
 
 #[derive(Default)]
 struct Raw {
@@ -308,6 +308,8 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             raw.watches.push(parse_related(meta, "watches")?);
             Ok(())
         }
+        // Schema markers on the spec type belong to `#[derive(rop::JsonSchema)]`.
+        _ if crate::schema_attrs::is_type_key(&key) => crate::schema_attrs::skip_value(meta),
         _ => Err(meta.error(format!("unknown key `{key}` in #[rop(...)]: expected one of {KEYS}"))),
     }
 }

@@ -9,6 +9,9 @@
 mod attrs;
 mod expand;
 mod names;
+mod schema_attrs;
+mod schema_derive;
+mod spec_markers;
 
 use proc_macro::TokenStream;
 
@@ -16,5 +19,21 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(CustomResource, attributes(rop))]
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    attrs::parse(&input).map(|kind| expand::expand(&input, &kind)).unwrap_or_else(syn::Error::into_compile_error).into()
+    attrs::parse(&input)
+        .map(|kind| {
+            let mut tokens = expand::expand(&input, &kind);
+            tokens.extend(spec_markers::require_rop_schema(&input));
+            tokens
+        })
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// `schemars::JsonSchema`'s derive, plus `#[rop(...)]` schema markers on the type, its fields
+/// and its variants' fields: the Rust spelling of controller-gen's `+kubebuilder:validation`,
+/// `+listType`, `+default`, ... markers. See the `rop` crate's `schema` module.
+#[proc_macro_derive(JsonSchema, attributes(rop, schemars, serde, validate, garde))]
+pub fn derive_json_schema(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    schema_derive::expand(&input, &spec_markers::is_kind_key).unwrap_or_else(syn::Error::into_compile_error).into()
 }

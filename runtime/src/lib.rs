@@ -26,6 +26,19 @@ pub mod yaml;
 
 pub use resource::{CustomResource, KindDefinition, PrinterColumn, RbacRule, RelatedKind, Scale};
 pub use rop_macros::CustomResource;
+/// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`
+/// schema markers on the type, its fields and its variants' fields (docs/markers.md). It
+/// accepts every `#[schemars(...)]` and `#[serde(...)]` attribute schemars' own derive does.
+pub use rop_macros::JsonSchema;
+/// The `JsonSchema` trait (schemars'), so that `use rop::JsonSchema;` brings both the trait
+/// and rop's derive.
+pub use schemars_trait::*;
+
+mod schemars_trait {
+    // A glob re-export: the explicit `rop_macros::JsonSchema` above shadows the derive macro of
+    // the same name, so only the trait comes through here.
+    pub use schemars::JsonSchema;
+}
 
 /// Paths the derive's expansion uses, so a project needs no direct dependency on them.
 #[doc(hidden)]
