@@ -310,7 +310,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
         }
         // Schema markers on the spec type belong to `#[derive(rop::JsonSchema)]`.
         _ if crate::schema_attrs::is_type_key(&key) => crate::schema_attrs::skip_value(meta),
-        _ => Err(meta.error(format!("unknown key `{key}` in #[rop(...)]: expected one of {KEYS}"))),
+        _ => Err(meta.error(crate::spec_markers::unknown_type_key(&key))),
     }
 }
 

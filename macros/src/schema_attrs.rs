@@ -28,7 +28,7 @@ impl Place {
 }
 
 /// The schema marker keys, for the error on an unknown key.
-const KEYS: &str = "exclusive_minimum, exclusive_maximum, multiple_of, min_properties, max_properties, enum_values, \
+pub const KEYS: &str = "exclusive_minimum, exclusive_maximum, multiple_of, min_properties, max_properties, enum_values, \
 format, type_, items, required, optional, nullable, default, default_json, validation, immutable, exactly_one_of, \
 at_most_one_of, at_least_one_of, int_or_string, preserve_unknown_fields, embedded_resource, schemaless, list_type, \
 list_map_keys, map_type, struct_type";
@@ -388,6 +388,7 @@ impl Parsed {
             _ => {
                 let hint = match elsewhere(&key) {
                     Some(spelling) => format!("unknown schema marker `{key}` in #[rop(...)]: write {spelling}"),
+                    None if place == Place::Type => crate::spec_markers::unknown_type_key(&key),
                     None => format!("unknown schema marker `{key}` in #[rop(...)]: expected one of {KEYS}"),
                 };
                 return Err(syn::Error::new(span, hint));

@@ -14,6 +14,16 @@ pub fn is_kind_key(key: &str) -> bool {
     KEYS.split(", ").any(|k| k == key)
 }
 
+/// The error for a key on a type's `#[rop(...)]` that is neither a kind-level key nor a schema
+/// marker. Both derives report it in the same words at the same place, so a spec deriving both
+/// shows it once.
+pub fn unknown_type_key(key: &str) -> String {
+    format!(
+        "unknown key `{key}` in #[rop(...)]: expected one of {KEYS} (kind keys of #[derive(CustomResource)]), or a schema marker: {}",
+        crate::schema_attrs::KEYS
+    )
+}
+
 /// The span of the first schema marker among `attrs` (`type_level`: only the keys a type may
 /// carry, leaving the kind-level ones).
 fn first_marker(attrs: &[Attribute], type_level: bool) -> Option<Span> {

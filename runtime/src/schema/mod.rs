@@ -152,7 +152,9 @@ impl Resolver {
                         *value = self.resolve(value.take());
                     }
                 }
-                Some(Value::Bool(_)) | None => {}
+                // `items: false` says a tuple has no more elements; `items: true` (schemars'
+                // any-value schema, e.g. `Vec<serde_json::Value>`) is resolved like any schema.
+                Some(Value::Bool(false)) | None => {}
                 Some(value) => *value = self.resolve(value.take()),
             }
         }
@@ -167,5 +169,9 @@ impl Resolver {
         let field_markers = markers::take(map, FIELD_KEY);
         markers::apply(map, field_markers, true);
         shapes::fill_type(map);
+        // controller-gen lists required fields sorted; so does rop, for stable diffs.
+        if let Some(Value::Array(required)) = map.get_mut("required") {
+            required.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+        }
     }
 }

@@ -53,6 +53,7 @@ pub(crate) fn make_structural(map: &mut Map<String, Value>) {
         drop_null_branches(map, key);
     }
     tuple(map);
+    unique_items(map);
     merge_all_of(map);
     for key in ["oneOf", "anyOf"] {
         if map.contains_key(key) {
@@ -162,6 +163,23 @@ fn tuple(map: &mut Map<String, Value>) {
     map.insert("items".into(), item);
     map.insert("minItems".into(), count.into());
     map.insert("maxItems".into(), count.into());
+}
+
+/// `uniqueItems: true` (a `BTreeSet`/`HashSet`) is refused by the API server (quadratic to
+/// check); a set of scalars is `x-kubernetes-list-type: set` instead, which the server checks
+/// and server-side apply merges. Sets of objects stay plain lists.
+fn unique_items(map: &mut Map<String, Value>) {
+    if map.remove("uniqueItems") != Some(Value::Bool(true)) {
+        return;
+    }
+    let scalar = map
+        .get("items")
+        .and_then(|i| i.get("type"))
+        .and_then(Value::as_str)
+        .is_some_and(|t| matches!(t, "string" | "integer" | "number" | "boolean"));
+    if scalar {
+        map.insert("x-kubernetes-list-type".into(), "set".into());
+    }
 }
 
 /// `allOf` (schemars' way of flattening several enums into one struct): each branch's
@@ -419,11 +437,20 @@ fn same_except_enum(a: &Value, b: &Value) -> bool {
         && without(a, &["description", "enum"]) == without(b, &["description", "enum"])
 }
 
+/// `patternProperties` (the keys of a map with integer keys) → `additionalProperties`;
 /// `additionalProperties: true` (a map of any values) → values that keep unknown fields;
 /// `false` (`deny_unknown_fields`) → nothing (the API server prunes unknown fields anyway);
 /// `additionalProperties` beside `properties` (a flattened map) → the node keeps unknown
 /// fields, since the two may not be combined.
 fn free_form(map: &mut Map<String, Value>) {
+    // A map with non-string keys (`BTreeMap<i32, _>`): schemars constrains the key text with
+    // `patternProperties`, which the API server does not support; the values' schema stays.
+    if let Some(Value::Object(patterns)) = map.remove("patternProperties")
+        && let Some((_, values)) = patterns.into_iter().next()
+    {
+        map.entry("additionalProperties").or_insert(values);
+        map.entry("type").or_insert_with(|| "object".into());
+    }
     match map.get("additionalProperties") {
         Some(Value::Bool(true)) => {
             map.insert("additionalProperties".into(), json!({ "x-kubernetes-preserve-unknown-fields": true }));
