@@ -64,10 +64,22 @@ pub struct KindAttrs {
     pub rbac: Vec<RbacRule>,
     pub owns: Vec<RelatedKind>,
     pub watches: Vec<RelatedKind>,
+    pub crd: CrdExtras,
+}
+
+/// CRD-level keys beyond names and versions: `selectable_field`, `label`, `annotation`,
+/// `skip_version`, `max_desc_len`.
+#[derive(Default)]
+pub struct CrdExtras {
+    pub selectable_fields: Vec<String>,
+    pub labels: Vec<(String, String)>,
+    pub annotations: Vec<(String, String)>,
+    pub skip_version: bool,
+    pub max_desc_len: Option<usize>,
 }
 
 /// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
-pub const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches";
+pub const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches, selectable_field, label, annotation, skip_version, max_desc_len";
 
 #[derive(Default)]
 struct Raw {
@@ -90,6 +102,7 @@ struct Raw {
     rbac: Vec<RbacRule>,
     owns: Vec<RelatedKind>,
     watches: Vec<RelatedKind>,
+    crd: CrdExtras,
 }
 
 /// Collects errors so the user sees all of them at once.
@@ -308,6 +321,9 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             raw.watches.push(parse_related(meta, "watches")?);
             Ok(())
         }
+        "selectable_field" | "label" | "annotation" | "skip_version" | "max_desc_len" => {
+            crate::crd_keys::parse(&mut raw.crd, meta, &key)
+        }
         // Schema markers on the spec type belong to `#[derive(rop::JsonSchema)]`.
         _ if crate::schema_attrs::is_type_key(&key) => crate::schema_attrs::skip_value(meta),
         _ => Err(meta.error(crate::spec_markers::unknown_type_key(&key))),
@@ -378,7 +394,8 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     }
     let (group, version, kind) = (group.unwrap().value(), version.unwrap().value(), kind.unwrap().value());
     let singular = raw.singular.map(|s| s.value()).unwrap_or_else(|| kind.to_ascii_lowercase());
-    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| names::default_plural(&singular));
+    // From the kind, not the singular: controller-gen pluralises the lower-cased kind.
+    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| names::default_plural(&kind.to_ascii_lowercase()));
     Ok(KindAttrs {
         group,
         version,
@@ -399,5 +416,6 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
         rbac: raw.rbac,
         owns: raw.owns,
         watches: raw.watches,
+        crd: raw.crd,
     })
 }

@@ -77,6 +77,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
             })
             .collect()
     };
+    let crd_extras = crate::crd_keys::definition_fields(&attrs.crd);
     let owns = related(&attrs.owns);
     let watches = related(&attrs.watches);
 
@@ -188,6 +189,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 rbac: &[#(#rbac),*],
                 owns: &[#(#owns),*],
                 watches: &[#(#watches),*],
+                #crd_extras
             };
         }
 

@@ -7,6 +7,7 @@
 //! runtime crate, compiled once. See the `rop` crate's documentation for every attribute.
 
 mod attrs;
+mod crd_keys;
 mod expand;
 mod names;
 mod schema_attrs;

@@ -322,7 +322,7 @@ impl Parsed {
                 only(&[Place::Type, Place::Field])?;
                 let expr: Expr = meta.value()?.parse()?;
                 m(quote!(Default(
-                    ::rop::__private::serde_json::to_value::<#ty>(#expr)
+                    ::rop::__private::serde_json::to_value::<#ty>(::core::convert::Into::<#ty>::into(#expr))
                         .expect("the default value serializes to JSON")
                 )))
             }
@@ -475,4 +475,73 @@ pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 /// to `#[derive(rop::JsonSchema)]`).
 pub fn is_type_key(key: &str) -> bool {
     KEYS.split(", ").any(|k| k == key) || elsewhere(key).is_some()
+}
+
+/// schemars' own validation attributes (`range`, `length`, `regex`, `email`, `url`, `inner`)
+/// taken out of a `#[schemars(...)]` (or `#[validate(...)]`/`#[garde(...)]`) attribute and
+/// turned into markers. schemars applies them only where it already knows the type, which a
+/// field of a named type (a `$ref`) or of an int-or-string does not have: it would drop them
+/// without a word. As markers they apply once the schema is resolved. Returns the attribute
+/// without those keys (`None` if nothing is left) and the markers.
+pub fn take_schemars_validation(attr: &syn::Attribute) -> syn::Result<(Option<TokenStream>, Vec<TokenStream>)> {
+    use syn::punctuated::Punctuated;
+    let syn::Meta::List(list) = &attr.meta else { return Ok((Some(attr.to_token_stream()), Vec::new())) };
+    let metas = list.parse_args_with(Punctuated::<syn::Meta, Token![,]>::parse_terminated)?;
+    let mut kept = Vec::new();
+    let mut markers = Vec::new();
+    for meta in metas {
+        let key = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
+        match (key.as_str(), &meta) {
+            ("range" | "length" | "regex" | "inner", syn::Meta::List(inner)) => {
+                markers.extend(validation_markers(&key, inner)?);
+            }
+            ("email", syn::Meta::Path(_)) => {
+                markers.push(quote!(::rop::schema::Marker::Format(::std::string::String::from("email"))))
+            }
+            ("url", syn::Meta::Path(_)) => {
+                markers.push(quote!(::rop::schema::Marker::Format(::std::string::String::from("uri"))))
+            }
+            _ => kept.push(meta),
+        }
+    }
+    let path = &list.path;
+    let rest = (!kept.is_empty()).then(|| quote!(#[#path(#(#kept),*)]));
+    Ok((rest, markers))
+}
+
+fn validation_markers(key: &str, list: &syn::MetaList) -> syn::Result<Vec<TokenStream>> {
+    let mut markers = Vec::new();
+    if key == "inner" {
+        let mut inner = Vec::new();
+        list.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let tokens: TokenStream = content.parse()?;
+            let rebuilt = syn::MetaList { path: meta.path.clone(), delimiter: list.delimiter.clone(), tokens };
+            inner.extend(validation_markers(&key, &rebuilt)?);
+            Ok(())
+        })?;
+        markers.push(quote!(::rop::schema::Marker::Items(::std::vec![#(#inner),*])));
+        return Ok(markers);
+    }
+    list.parse_nested_meta(|meta| {
+        let arg = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        let value: Expr = meta.value()?.parse()?;
+        let marker = match (key, arg.as_str()) {
+            ("range", "min") => quote!(Minimum((#value) as f64)),
+            ("range", "max") => quote!(Maximum((#value) as f64)),
+            ("length", "min") => quote!(MinLength((#value) as u64)),
+            ("length", "max") => quote!(MaxLength((#value) as u64)),
+            ("length", "equal") => quote!(EqualLength((#value) as u64)),
+            ("regex", "pattern") => quote!(Pattern(::std::string::ToString::to_string(&#value))),
+            ("regex", "path") => quote!(Pattern(::std::string::ToString::to_string(&*#value))),
+            _ => {
+                return Err(meta.error(format!("unknown key `{arg}` in {key}(...)")));
+            }
+        };
+        markers.push(quote!(::rop::schema::Marker::#marker));
+        Ok(())
+    })?;
+    Ok(markers)
 }

@@ -56,7 +56,23 @@ fn field_attrs(
     if members.iter().any(|m| *m == name) {
         markers.push(quote!(::rop::schema::Marker::RustName(::std::string::String::from(#name))));
     }
-    let attrs = copied(&field.attrs);
+    let mut attrs = Vec::new();
+    let mut validation = Vec::new();
+    for attr in copied(&field.attrs) {
+        if ["schemars", "validate", "garde"].iter().any(|k| attr.path().is_ident(k)) {
+            match schema_attrs::take_schemars_validation(attr) {
+                Ok((rest, found)) => {
+                    attrs.extend(rest);
+                    validation.extend(found);
+                }
+                Err(e) => combine(errors, e),
+            }
+        } else {
+            attrs.push(quote!(#attr));
+        }
+    }
+    validation.append(&mut markers);
+    let markers = validation;
     if markers.is_empty() {
         quote!(#(#attrs)*)
     } else {

@@ -62,6 +62,19 @@ pub enum OneOf {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Marker {
+    /// `minimum`, from `#[schemars(range(min = ...))]`.
+    Minimum(f64),
+    /// `maximum`, from `#[schemars(range(max = ...))]`.
+    Maximum(f64),
+    /// From `#[schemars(length(min = ...))]`: `minLength` on a string or int-or-string,
+    /// `minItems` on a list, `minProperties` on a map.
+    MinLength(u64),
+    /// The `max` counterpart of [`Marker::MinLength`].
+    MaxLength(u64),
+    /// `#[schemars(length(equal = ...))]`: both bounds.
+    EqualLength(u64),
+    /// `pattern`, from `#[schemars(regex(pattern = ...))]`.
+    Pattern(String),
     /// `exclusiveMinimum: true` (the bound itself comes from `#[schemars(range(min = ...))]`).
     ExclusiveMinimum,
     /// `exclusiveMaximum: true`.
@@ -179,6 +192,15 @@ pub(crate) fn apply(node: &mut Map<String, Value>, markers: Vec<Marker>, field: 
     let mut one_ofs = Vec::new();
     for marker in markers {
         match marker {
+            Marker::Minimum(n) => set(node, "minimum", number(n)),
+            Marker::Maximum(n) => set(node, "maximum", number(n)),
+            Marker::MinLength(n) => set(node, length_key(node, true), n),
+            Marker::MaxLength(n) => set(node, length_key(node, false), n),
+            Marker::EqualLength(n) => {
+                set(node, length_key(node, true), n);
+                set(node, length_key(node, false), n);
+            }
+            Marker::Pattern(p) => set(node, "pattern", p),
             Marker::ExclusiveMinimum => set(node, "exclusiveMinimum", true),
             Marker::ExclusiveMaximum => set(node, "exclusiveMaximum", true),
             Marker::MultipleOf(n) => set(node, "multipleOf", number(n)),
@@ -238,6 +260,19 @@ pub(crate) fn apply(node: &mut Map<String, Value>, markers: Vec<Marker>, field: 
     }
     if facts.required.is_some() || facts.immutable || facts.rust_name.is_some() {
         node.insert(FACTS_KEY.into(), serde_json::to_value(facts).expect("facts are plain data"));
+    }
+}
+
+/// The keyword a length bound sets on `node`: items for a list, properties for a map or
+/// object, characters otherwise (strings and int-or-strings, as controller-gen allows).
+fn length_key(node: &Map<String, Value>, min: bool) -> &'static str {
+    match (node.get("type").and_then(Value::as_str), min) {
+        (Some("array"), true) => "minItems",
+        (Some("array"), false) => "maxItems",
+        (Some("object"), true) => "minProperties",
+        (Some("object"), false) => "maxProperties",
+        (_, true) => "minLength",
+        (_, false) => "maxLength",
     }
 }
 
