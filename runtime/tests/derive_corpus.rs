@@ -11,20 +11,7 @@ use rop::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-macro_rules! corpus {
-    ($kind:literal, [$($extra:tt)*], $(#[$attr:meta])* pub struct $name:ident $body:tt) => {
-        #[derive(rop::CustomResource)]
-        #[rop(group = "corpus.rop.dev", version = "v1", kind = $kind, $($extra)*)]
-        $(#[$attr])*
-        pub struct $name $body
-    };
-    ($kind:literal, $(#[$attr:meta])* pub struct $name:ident $body:tt) => {
-        corpus!($kind, [], $(#[$attr])* pub struct $name $body);
-    };
-}
-
-include!("../../testdata/derive/corpus.rs");
-include!("../../testdata/derive/corpus_kinds.rs");
+include!("../../testdata/derive/rop_corpus.rs");
 
 fn expected_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/derive/expected")

@@ -15,20 +15,7 @@ use rop_testenv::TestEnv;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-macro_rules! corpus {
-    ($kind:literal, [$($extra:tt)*], $(#[$attr:meta])* pub struct $name:ident $body:tt) => {
-        #[derive(rop::CustomResource)]
-        #[rop(group = "corpus.rop.dev", version = "v1", kind = $kind, $($extra)*)]
-        $(#[$attr])*
-        pub struct $name $body
-    };
-    ($kind:literal, $(#[$attr:meta])* pub struct $name:ident $body:tt) => {
-        corpus!($kind, [], $(#[$attr])* pub struct $name $body);
-    };
-}
-
-include!("../../testdata/derive/corpus.rs");
-include!("../../testdata/derive/corpus_kinds.rs");
+include!("../../testdata/derive/rop_corpus.rs");
 
 pub mod cronjob {
     include!("../../testdata/derive/cronjob.rs");
