@@ -74,8 +74,10 @@ corpus!("Skip",
     pub struct SkipsSpec {
         pub kept: String,
         #[serde(skip)]
+        #[allow(dead_code)]
         pub cache: Vec<u8>,
         #[serde(skip_serializing, default)]
+        #[allow(dead_code)]
         pub write_only: String,
     }
 );
