@@ -588,3 +588,21 @@ corpus!("NestedOption",
         pub maybe_maybe: Option<Option<Leaf>>,
     }
 );
+
+/// A generic pair with markers on its fields.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[rop(validation(rule = "self.first != self.second", message = "first and second differ"))]
+pub struct Pair2<T> {
+    #[rop(immutable)]
+    pub first: T,
+    pub second: T,
+}
+
+corpus!("Generic",
+    /// Generic types deriving rop's JsonSchema.
+    #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+    pub struct GenericSpec {
+        pub numbers: Pair2<i32>,
+        pub names: Option<Pair2<String>>,
+    }
+);

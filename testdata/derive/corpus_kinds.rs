@@ -34,5 +34,6 @@ fn corpus_crds() -> Vec<CustomResourceDefinition> {
         Extension::crd(),
         IntKey::crd(),
         NestedOption::crd(),
+        Generic::crd(),
     ]
 }

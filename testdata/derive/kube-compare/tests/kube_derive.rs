@@ -89,6 +89,7 @@ mod kube_side {
             ("Extension", Extension::crd),
             ("IntKey", IntKey::crd),
             ("NestedOption", NestedOption::crd),
+            ("Generic", Generic::crd),
         ];
         let quiet = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
@@ -214,6 +215,7 @@ const EXPECTED: &[(&str, Kube, &str)] = &[
         "rop: integer keys become additionalProperties; kube-derive keeps patternProperties, which the API server does not support",
     ),
     ("NestedOption", Kube::Accepted, "both accepted"),
+    ("Generic", Kube::Accepted, "rop applies the generic type's markers; kube-derive has no such attributes"),
 ];
 
 fn errors(crd: &Value) -> BTreeSet<&'static str> {
