@@ -35,14 +35,20 @@ pub enum Reason {
 pub struct Rule {
     /// The CEL expression; `self` is the value of the node, `oldSelf` its previous value.
     pub rule: String,
+    /// The error message when the rule is false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// A CEL expression giving the error message (it wins over `message`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_expression: Option<String>,
+    /// The field error type reported; the API server's default is `FieldValueInvalid`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
+    /// The JSON path, relative to the node, the error is reported at (e.g. `.spec.replicas`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field_path: Option<String>,
+    /// Evaluate the rule on create too, with `oldSelf` an empty optional (transition rules
+    /// otherwise only run on update).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub optional_old_self: bool,
 }
