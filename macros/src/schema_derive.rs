@@ -6,8 +6,8 @@
 //! and implements `JsonSchema` for the real type by delegating to the copy. The runtime applies
 //! the recorded markers (`rop::schema`).
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
 use syn::{Attribute, Data, DeriveInput, Fields};
 
 use crate::schema_attrs::{self, Place};
@@ -96,7 +96,7 @@ fn fields_of(fields: &Fields, members: &[syn::Ident], errors: &mut Option<syn::E
     }
 }
 
-/// Expands `#[derive(rop::JsonSchema)]`. `kind_keys` says which container keys belong to
+/// Expands `#[derive(rop::JsonSchema)]`. `kind_key` says which container keys belong to
 /// `#[derive(CustomResource)]`.
 pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Result<TokenStream> {
     let ident = &input.ident;
@@ -200,10 +200,8 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
                     quote!(#index: value.#index)
                 }
             });
-            let construct = match s.fields {
-                Fields::Named(_) => quote!(#mirror { #(#moves),* }),
-                _ => quote!(#mirror { #(#moves),* }),
-            };
+            // `Mirror { 0: value.0 }` is valid for tuple structs too.
+            let construct = quote!(#mirror { #(#moves),* });
             Some(quote! {
                 impl #impl_generics ::core::default::Default for #mirror #ty_generics #where_clause {
                     fn default() -> Self {
@@ -221,8 +219,7 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
         param.bounds.push(syn::parse_quote!(#schemars::JsonSchema));
     }
     let (impl_bounded, _, where_bounded) = bounded.split_for_impl();
-    let assert_span = Span::call_site();
-    let checked = quote_spanned!(assert_span=> impl #impl_bounded ::rop::schema::RopJsonSchema for #ident #ty_generics #where_bounded {});
+    let checked = quote!(impl #impl_bounded ::rop::schema::RopJsonSchema for #ident #ty_generics #where_bounded {});
     Ok(quote! {
         #[allow(deprecated, non_camel_case_types, non_snake_case, clippy::all)]
         const _: () = {
