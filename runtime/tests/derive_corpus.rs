@@ -60,3 +60,51 @@ fn every_crd_passes_verify() {
 fn corpus_has_at_least_thirty_kinds() {
     assert!(corpus_crds().len() >= 30, "{}", corpus_crds().len());
 }
+
+/// No private key of the marker machinery reaches a CRD.
+#[test]
+fn no_private_keys_in_any_crd() {
+    for crd in corpus_crds() {
+        let text = serde_json::to_string(&crd).unwrap();
+        assert!(!text.contains("x-rop"), "{}", crd.metadata.name.unwrap());
+    }
+    let schema = rop::schema::structural_schema_for::<ExtensionsSpec>().to_string();
+    assert!(!schema.contains("x-rop"), "{schema}");
+}
+
+/// A type marked immutable.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[rop(immutable)]
+pub struct Frozen {
+    pub a: String,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct Holder {
+    pub list: Vec<Frozen>,
+    pub one: Option<Frozen>,
+}
+
+/// A type-level marker applies wherever the type is used; the rule that an optional field
+/// cannot be removed once set goes to the parent, and list items leave nothing behind.
+#[test]
+fn type_level_immutable_in_lists_and_optional_fields() {
+    let frozen = serde_json::json!({
+        "description": "A type marked immutable.",
+        "properties": {"a": {"type": "string"}},
+        "required": ["a"],
+        "type": "object",
+        "x-kubernetes-validations": [{"message": "field is immutable", "rule": "self == oldSelf"}],
+    });
+    assert_eq!(
+        rop::schema::structural_schema_for::<Holder>(),
+        serde_json::json!({
+            "properties": {"list": {"items": frozen, "type": "array"}, "one": frozen},
+            "required": ["list"],
+            "type": "object",
+            "x-kubernetes-validations": [
+                {"message": "field one is immutable once set", "rule": "!has(oldSelf.one) || has(self.one)"}
+            ],
+        })
+    );
+}

@@ -75,10 +75,21 @@ pub fn structural_schema_for<T: JsonSchema>() -> Value {
     }
     let mut resolver = Resolver { definitions, stack: Vec::new() };
     let mut value = resolver.resolve(root);
-    if let Value::Object(map) = &mut value {
-        map.remove(FACTS_KEY);
-    }
+    drop_facts(&mut value);
     value
+}
+
+/// Facts a node leaves for a parent that never reads them (the root, list items, map
+/// values) go too: the schema carries no private key.
+fn drop_facts(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            map.remove(FACTS_KEY);
+            map.values_mut().for_each(drop_facts);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_facts),
+        _ => {}
+    }
 }
 
 struct Resolver {
