@@ -9,12 +9,12 @@
 //!
 //! - `$ref`s are inlined; the Kubernetes types controller-gen knows by name (Time, MicroTime,
 //!   Quantity, IntOrString, RawExtension, nested ObjectMeta, ObjectReference, Condition) get
-//!   controller-gen's schemas ([`known`]); a type reached again inside itself (a recursive type)
+//!   controller-gen's schemas (module `known`); a type reached again inside itself (a recursive type)
 //!   becomes an object that keeps unknown fields;
 //! - `Option<T>` is `T`, left out of `required`, and **not** `nullable` (controller-gen does not
 //!   mark optional fields nullable either; the API server drops a `null` sent for a
 //!   non-nullable field, R62). `#[rop(nullable)]` asks for `nullable: true`;
-//! - every serde enum representation becomes one structural node ([`shapes`]): unit enums a
+//! - every serde enum representation becomes one structural node (module `shapes`): unit enums a
 //!   string `enum`, tagged and untagged enums of structs one object with the variants' fields
 //!   and `oneOf`/`anyOf` branches that only say which fields are required, `i64 | String` an
 //!   int-or-string, anything else a node that keeps unknown fields;
