@@ -167,6 +167,8 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
 
         #has_status_impl
 
+        impl #p::KindSpec for #spec {}
+
         impl ::rop::CustomResource for #root {
             type Spec = #spec;
             type Status = #status_ty;

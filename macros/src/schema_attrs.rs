@@ -416,7 +416,7 @@ impl Parsed {
 
 /// Parses every `#[rop(...)]` schema marker among `attrs`. On a type, `skip` says which keys
 /// belong to another derive (the kind-level keys of `#[derive(CustomResource)]`) and are left
-/// alone. Returns the markers and the span of the first `#[rop]`, if any.
+/// alone. Returns the markers and the span of the first key left alone, if any.
 pub fn parse(
     attrs: &[syn::Attribute],
     place: Place,
@@ -430,9 +430,9 @@ pub fn parse(
         let result = attr.parse_nested_meta(|meta| {
             let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
             if skip(&key) {
+                first.get_or_insert(meta.path.span());
                 return skip_value(&meta);
             }
-            first.get_or_insert(meta.path.span());
             parsed.key(&meta, place, ty)
         });
         if let Err(e) = result {

@@ -105,13 +105,26 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
         let (_, ty_generics, _) = input.generics.split_for_impl();
         quote!(#ident #ty_generics)
     };
-    let (container, _) = match schema_attrs::parse(&input.attrs, Place::Type, &self_ty, kind_key) {
+    let (container, kind_key_span) = match schema_attrs::parse(&input.attrs, Place::Type, &self_ty, kind_key) {
         Ok(parsed) => parsed,
         Err(e) => {
             combine(&mut errors, e);
             Default::default()
         }
     };
+    // Kind-level keys are `#[derive(CustomResource)]`'s: on any other type they would do
+    // nothing, so the type must be a spec (the error points at the first such key).
+    let kind_spec = kind_key_span.map(|span| {
+        let (_, ty_generics, _) = input.generics.split_for_impl();
+        let here = syn::Ident::new(&ident.to_string(), span);
+        let self_ty = quote!(#here #ty_generics);
+        quote::quote_spanned! {span=>
+            const _: fn() = || {
+                fn kind_level_keys_need_derive_custom_resource<T: ?::core::marker::Sized + ::rop::__private::KindSpec>() {}
+                kind_level_keys_need_derive_custom_resource::<#self_ty>();
+            };
+        }
+    });
     let members = container.one_of_fields.clone();
     let field_names: Vec<String> = match &input.data {
         Data::Struct(s) => s.fields.iter().filter_map(|f| f.ident.as_ref().map(ToString::to_string)).collect(),
@@ -250,5 +263,6 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
 
             #checked
         };
+        #kind_spec
     })
 }

@@ -48,4 +48,13 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+
+    /// Implemented by `#[derive(CustomResource)]` for its spec type, so that kind-level keys
+    /// (`group`, `version`, ...) on a type that only derives `rop::JsonSchema` are an error.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has kind-level #[rop(...)] keys, but does not derive CustomResource",
+        label = "kind-level keys (group, version, kind, status, ...) belong on the spec type that derives `rop::CustomResource`",
+        note = "on other types, #[rop(...)] takes schema markers only; see docs/markers.md"
+    )]
+    pub trait KindSpec {}
 }
