@@ -66,10 +66,22 @@ pub struct KindAttrs {
     pub owns: Vec<RelatedKind>,
     pub watches: Vec<RelatedKind>,
     pub webhooks: Vec<Webhook>,
+    pub crd: CrdExtras,
+}
+
+/// CRD-level keys beyond names and versions: `selectable_field`, `label`, `annotation`,
+/// `skip_version`, `max_desc_len`.
+#[derive(Default)]
+pub struct CrdExtras {
+    pub selectable_fields: Vec<String>,
+    pub labels: Vec<(String, String)>,
+    pub annotations: Vec<(String, String)>,
+    pub skip_version: bool,
+    pub max_desc_len: Option<usize>,
 }
 
 /// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
-const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches, webhook";
+pub const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches, webhook, selectable_field, label, annotation, skip_version, max_desc_len";
 
 #[derive(Default)]
 struct Raw {
@@ -93,6 +105,7 @@ struct Raw {
     owns: Vec<RelatedKind>,
     watches: Vec<RelatedKind>,
     webhooks: Vec<RawWebhook>,
+    crd: CrdExtras,
 }
 
 /// Collects errors so the user sees all of them at once.
@@ -323,7 +336,12 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             raw.webhooks.push(parsed);
             Ok(())
         }
-        _ => Err(meta.error(format!("unknown key `{key}` in #[rop(...)]: expected one of {KEYS}"))),
+        "selectable_field" | "label" | "annotation" | "skip_version" | "max_desc_len" => {
+            crate::crd_keys::parse(&mut raw.crd, meta, &key)
+        }
+        // Schema markers on the spec type belong to `#[derive(rop::JsonSchema)]`.
+        _ if crate::schema_attrs::is_type_key(&key) => crate::schema_attrs::skip_value(meta),
+        _ => Err(meta.error(crate::spec_markers::unknown_type_key(&key))),
     }
 }
 
@@ -391,7 +409,8 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     }
     let (group, version, kind) = (group.unwrap().value(), version.unwrap().value(), kind.unwrap().value());
     let singular = raw.singular.map(|s| s.value()).unwrap_or_else(|| kind.to_ascii_lowercase());
-    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| names::default_plural(&singular));
+    // From the kind, not the singular: controller-gen pluralises the lower-cased kind.
+    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| names::default_plural(&kind.to_ascii_lowercase()));
     let webhooks = raw.webhooks.into_iter().map(|w| w.finish(&group, &version, &kind)).collect();
     Ok(KindAttrs {
         group,
@@ -414,5 +433,6 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
         owns: raw.owns,
         watches: raw.watches,
         webhooks,
+        crd: raw.crd,
     })
 }

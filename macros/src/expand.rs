@@ -118,6 +118,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
             .collect()
     };
     let webhooks = attrs.webhooks.iter().map(expand_webhook);
+    let crd_extras = crate::crd_keys::definition_fields(&attrs.crd);
     let owns = related(&attrs.owns);
     let watches = related(&attrs.watches);
 
@@ -207,6 +208,8 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
 
         #has_status_impl
 
+        impl #p::KindSpec for #spec {}
+
         impl ::rop::CustomResource for #root {
             type Spec = #spec;
             type Status = #status_ty;
@@ -230,6 +233,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 owns: &[#(#owns),*],
                 watches: &[#(#watches),*],
                 webhooks: &[#(#webhooks),*],
+                #crd_extras
             };
         }
 

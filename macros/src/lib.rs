@@ -8,9 +8,13 @@
 
 mod attrs;
 mod builtin;
+mod crd_keys;
 mod expand;
 mod names;
+mod schema_attrs;
+mod schema_derive;
 mod selector;
+mod spec_markers;
 mod webhook;
 
 use proc_macro::TokenStream;
@@ -19,7 +23,29 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(CustomResource, attributes(rop))]
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    attrs::parse(&input).map(|kind| expand::expand(&input, &kind)).unwrap_or_else(syn::Error::into_compile_error).into()
+    match attrs::parse(&input) {
+        Ok(kind) => {
+            let mut tokens = expand::expand(&input, &kind);
+            tokens.extend(spec_markers::require_rop_schema(&input));
+            tokens.into()
+        }
+        Err(e) => {
+            // The spec still counts as deriving CustomResource, so `#[derive(rop::JsonSchema)]`
+            // adds no second, misleading error about its kind-level keys.
+            let spec = &input.ident;
+            let error = e.into_compile_error();
+            quote::quote!(#error impl ::rop::__private::KindSpec for #spec {}).into()
+        }
+    }
+}
+
+/// `schemars::JsonSchema`'s derive, plus `#[rop(...)]` schema markers on the type, its fields
+/// and its variants' fields: the Rust spelling of controller-gen's `+kubebuilder:validation`,
+/// `+listType`, `+default`, ... markers. See the `rop` crate's `schema` module.
+#[proc_macro_derive(JsonSchema, attributes(rop, schemars, serde, validate, garde))]
+pub fn derive_json_schema(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    schema_derive::expand(&input, &spec_markers::is_kind_key).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// Admission webhooks for a built-in kind (apps/v1 Deployment, v1 Pod, ...) on a marker type:

@@ -6,6 +6,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
     CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
     CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation, JSONSchemaProps,
+    SelectableField,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::{Value, json};
@@ -38,13 +39,51 @@ pub fn root_schema<K: CustomResource + ?Sized>() -> Value {
     if def.has_status {
         properties.insert("status".into(), without_nullable(structural_schema_for::<K::Status>()));
     }
-    json!({
+    let mut root = json!({
         "description": def.description,
         "type": "object",
         "properties": properties,
         "required": ["spec"],
-    })
+    });
+    if let Some(max) = def.max_desc_len {
+        cap_descriptions(&mut root, max);
+    }
+    root
 }
+
+/// controller-gen's `crd:maxDescLen`: `0` drops every description; otherwise a longer one is
+/// cut at the last word boundary within `max` bytes and ends in `...`.
+fn cap_descriptions(node: &mut Value, max: usize) {
+    match node {
+        Value::Object(map) => {
+            if let Some(Value::String(text)) = map.get_mut("description") {
+                if max == 0 {
+                    map.remove("description");
+                } else if text.len() > max {
+                    let mut end = max;
+                    while !text.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    let cut = &text[..end];
+                    let cut = cut.rfind(char::is_whitespace).filter(|&n| n > 0).map_or(cut, |n| &cut[..n]);
+                    *text = format!("{cut}...");
+                }
+            }
+            for (key, child) in map.iter_mut() {
+                // Values, not schemas: a default or example may hold a `description` key.
+                if !matches!(key.as_str(), "default" | "example" | "enum") {
+                    cap_descriptions(child, max);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| cap_descriptions(i, max)),
+        _ => {}
+    }
+}
+
+/// Annotation that carries `#[rop(skip_version)]` from a version's CRD to [`merge`], which
+/// drops the version and the annotation.
+pub const SKIP_VERSION_ANNOTATION: &str = "rop.dev/skip-version";
 
 /// `spec` and `status` sit directly under the root, where `nullable` has no use.
 fn without_nullable(mut schema: Value) -> Value {
@@ -63,8 +102,20 @@ pub fn for_kind<K: CustomResource + ?Sized>() -> CustomResourceDefinition {
     let def = &K::DEFINITION;
     let schema: JSONSchemaProps = serde_json::from_value(root_schema::<K>())
         .expect("rop::schema produced a schema that JSONSchemaProps cannot hold");
+    let pairs = |list: &[(&str, &str)]| {
+        (!list.is_empty()).then(|| list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>())
+    };
+    let mut annotations = pairs(def.annotations);
+    if def.skip_version {
+        annotations.get_or_insert_with(BTreeMap::new).insert(SKIP_VERSION_ANNOTATION.into(), def.version.into());
+    }
     CustomResourceDefinition {
-        metadata: ObjectMeta { name: Some(def.crd_name()), ..ObjectMeta::default() },
+        metadata: ObjectMeta {
+            name: Some(def.crd_name()),
+            labels: pairs(def.labels),
+            annotations,
+            ..ObjectMeta::default()
+        },
         spec: CustomResourceDefinitionSpec {
             group: def.group.into(),
             names: names(def),
@@ -119,7 +170,8 @@ fn version(def: &KindDefinition, schema: JSONSchemaProps) -> CustomResourceDefin
         additional_printer_columns: (!columns.is_empty()).then_some(columns),
         schema: Some(CustomResourceValidation { open_api_v3_schema: Some(schema) }),
         subresources,
-        selectable_fields: None,
+        selectable_fields: (!def.selectable_fields.is_empty())
+            .then(|| def.selectable_fields.iter().map(|p| SelectableField { json_path: p.to_string() }).collect()),
     }
 }
 
@@ -140,6 +192,8 @@ pub enum MergeError {
     DuplicateVersion { crd_name: String, group: String, kind: String, version: String },
     #[error("versions of {crd_name} disagree on {what}: every version of a kind must give the same {what}")]
     Disagree { crd_name: String, what: &'static str },
+    #[error("kind {kind}.{group} has #[rop(skip_version)] on every version ({versions}): keep at least one version")]
+    AllVersionsSkipped { crd_name: String, group: String, kind: String, versions: String },
 }
 
 impl MergeError {
@@ -150,7 +204,8 @@ impl MergeError {
             | MergeError::ManyStorageVersions { crd_name, .. }
             | MergeError::NoServedVersion { crd_name, .. }
             | MergeError::DuplicateVersion { crd_name, .. }
-            | MergeError::Disagree { crd_name, .. } => crd_name,
+            | MergeError::Disagree { crd_name, .. }
+            | MergeError::AllVersionsSkipped { crd_name, .. } => crd_name,
         }
     }
 }
@@ -172,9 +227,29 @@ pub fn merge(crds: Vec<CustomResourceDefinition>) -> Result<Vec<CustomResourceDe
 }
 
 fn merge_one(mut parts: Vec<CustomResourceDefinition>) -> Result<CustomResourceDefinition, MergeError> {
+    let all_versions = parts.iter().flat_map(|p| p.spec.versions.iter().map(|v| v.name.clone())).collect::<Vec<_>>();
+    let skipped = |part: &CustomResourceDefinition| {
+        part.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(SKIP_VERSION_ANNOTATION))
+    };
+    if parts.iter().all(skipped) {
+        let first = &parts[0];
+        return Err(MergeError::AllVersionsSkipped {
+            crd_name: first.metadata.name.clone().unwrap_or_default(),
+            group: first.spec.group.clone(),
+            kind: first.spec.names.kind.clone(),
+            versions: all_versions.join(", "),
+        });
+    }
+    parts.retain(|p| !skipped(p));
     let mut merged = parts.remove(0);
     let crd_name = merged.metadata.name.clone().unwrap_or_default();
     for part in parts {
+        if !union_into(&mut merged.metadata.labels, &part.metadata.labels) {
+            return Err(MergeError::Disagree { crd_name, what: "CRD label values (label(...))" });
+        }
+        if !union_into(&mut merged.metadata.annotations, &part.metadata.annotations) {
+            return Err(MergeError::Disagree { crd_name, what: "CRD annotation values (annotation(...))" });
+        }
         if part.spec.scope != merged.spec.scope {
             return Err(MergeError::Disagree { crd_name, what: "scope (namespaced)" });
         }
@@ -213,10 +288,31 @@ fn merge_one(mut parts: Vec<CustomResourceDefinition>) -> Result<CustomResourceD
     Ok(merged)
 }
 
+/// Adds the entries of `more` to `into`; `false` when a key has two different values.
+fn union_into(into: &mut Option<BTreeMap<String, String>>, more: &Option<BTreeMap<String, String>>) -> bool {
+    let Some(more) = more else { return true };
+    let target = into.get_or_insert_with(BTreeMap::new);
+    for (key, value) in more {
+        match target.get(key) {
+            Some(existing) if existing != value => return false,
+            _ => {
+                target.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    true
+}
+
 /// The CRD of kind `K` on its own, as `CustomResourceExt::crd()` returns it: its one version is
 /// the storage version whatever `#[rop(storage)]` says, as in [`merge`].
 pub fn single_version<K: CustomResource + ?Sized>() -> CustomResourceDefinition {
     let mut crd = for_kind::<K>();
     crd.spec.versions[0].storage = true;
+    if let Some(annotations) = &mut crd.metadata.annotations {
+        annotations.remove(SKIP_VERSION_ANNOTATION);
+        if annotations.is_empty() {
+            crd.metadata.annotations = None;
+        }
+    }
     crd
 }

@@ -36,7 +36,20 @@ pub use resource::{
     AdmissionTarget, CustomResource, KindDefinition, LabelSelector, PrinterColumn, RbacRule, RelatedKind, Scale,
     SelectorRequirement, Webhook, WebhookTarget,
 };
+/// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`
+/// schema markers on the type, its fields and its variants' fields (docs/markers.md). It
+/// accepts every `#[schemars(...)]` and `#[serde(...)]` attribute schemars' own derive does.
+pub use rop_macros::JsonSchema;
 pub use rop_macros::{BuiltinKind, CustomResource};
+/// The `JsonSchema` trait (schemars'), so that `use rop::JsonSchema;` brings both the trait
+/// and rop's derive.
+pub use schemars_trait::*;
+
+mod schemars_trait {
+    // A glob re-export: the explicit `rop_macros::JsonSchema` above shadows the derive macro of
+    // the same name, so only the trait comes through here.
+    pub use schemars::JsonSchema;
+}
 
 /// Paths the derive's expansion uses, so a project needs no direct dependency on them.
 #[doc(hidden)]
@@ -46,4 +59,13 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+
+    /// Implemented by `#[derive(CustomResource)]` for its spec type, so that kind-level keys
+    /// (`group`, `version`, ...) on a type that only derives `rop::JsonSchema` are an error.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has kind-level #[rop(...)] keys, but does not derive CustomResource",
+        label = "kind-level keys (group, version, kind, status, ...) belong on the spec type that derives `rop::CustomResource`",
+        note = "on other types, #[rop(...)] takes schema markers only; see docs/markers.md"
+    )]
+    pub trait KindSpec {}
 }

@@ -194,6 +194,18 @@ pub struct KindDefinition {
     /// Admission webhooks for this version (`webhook(...)`), at most one mutating and one
     /// validating.
     pub webhooks: &'static [Webhook],
+    /// JSON paths of the version's `selectableFields` (controller-gen
+    /// `+kubebuilder:selectablefield`): fields usable in field selectors.
+    pub selectable_fields: &'static [&'static str],
+    /// Labels of the CRD object itself (controller-gen `+kubebuilder:metadata:labels`).
+    pub labels: &'static [(&'static str, &'static str)],
+    /// Annotations of the CRD object itself (controller-gen `+kubebuilder:metadata:annotations`).
+    pub annotations: &'static [(&'static str, &'static str)],
+    /// Leave this version out of the merged CRD (controller-gen `+kubebuilder:skipversion`).
+    pub skip_version: bool,
+    /// Cap on every description in the schema (controller-gen's `crd:maxDescLen`): `Some(0)`
+    /// drops them, `Some(n)` cuts longer ones to their last full sentence within `n` bytes.
+    pub max_desc_len: Option<usize>,
 }
 
 impl KindDefinition {

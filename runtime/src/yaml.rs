@@ -11,7 +11,8 @@ use serde::Serialize;
 /// # Errors
 /// When `value` cannot be represented as JSON (a map with non-string keys).
 pub fn document<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
-    let json = serde_json::to_value(value)?;
+    let mut json = serde_json::to_value(value)?;
+    integral_floats_as_integers(&mut json);
     let body = serde_yaml::to_string(&json).expect("a JSON value is always valid YAML");
     Ok(format!("---\n{}", empty_strings_double_quoted(&body)))
 }
@@ -22,6 +23,22 @@ pub fn document<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
 /// As [`document`].
 pub fn documents<T: Serialize>(values: &[T]) -> Result<String, serde_json::Error> {
     values.iter().map(document).collect()
+}
+
+/// `JSONSchemaProps` holds `minimum`, `maximum` and `multipleOf` as `f64`, so `0` would be
+/// written `0.0`; controller-gen (Go's JSON encoding) writes integral numbers without a
+/// fraction, and so does rop. Same number either way.
+fn integral_floats_as_integers(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15) {
+                *value = serde_json::Value::from(f as i64);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        serde_json::Value::Object(map) => map.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
+    }
 }
 
 /// serde_yaml writes an empty string as `''`; controller-gen (and kubectl) write `""`, as in
@@ -43,5 +60,11 @@ mod tests {
     fn empty_strings_are_double_quoted() {
         let doc = super::document(&serde_json::json!({"apiGroups": [""], "name": "", "text": "it''s"})).unwrap();
         assert_eq!(doc, "---\napiGroups:\n- \"\"\nname: \"\"\ntext: it''s\n");
+    }
+
+    #[test]
+    fn integral_floats_are_written_as_integers() {
+        let doc = super::document(&serde_json::json!({"minimum": 0.0, "multipleOf": 0.5, "maximum": -2.0})).unwrap();
+        assert_eq!(doc, "---\nmaximum: -2\nminimum: 0\nmultipleOf: 0.5\n");
     }
 }

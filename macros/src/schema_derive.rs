@@ -1,0 +1,268 @@
+//! `#[derive(rop::JsonSchema)]`: schemars' derive, plus `#[rop(...)]` schema markers.
+//!
+//! A derive cannot change the item it is on, so this one writes a private copy of it (same
+//! fields, same `serde`/`schemars`/doc attributes) with each `#[rop(...)]` turned into a
+//! schemars `transform` that records its markers, derives schemars' `JsonSchema` on the copy,
+//! and implements `JsonSchema` for the real type by delegating to the copy. The runtime applies
+//! the recorded markers (`rop::schema`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Attribute, Data, DeriveInput, Fields};
+
+use crate::schema_attrs::{self, Place};
+
+/// Attributes schemars reads, copied onto the private copy.
+fn copied(attrs: &[Attribute]) -> Vec<&Attribute> {
+    const KEEP: [&str; 7] = ["doc", "serde", "schemars", "validate", "garde", "cfg", "deprecated"];
+    attrs.iter().filter(|a| KEEP.iter().any(|k| a.path().is_ident(k))).collect()
+}
+
+fn combine(errors: &mut Option<syn::Error>, e: syn::Error) {
+    match errors {
+        Some(all) => all.combine(e),
+        None => *errors = Some(e),
+    }
+}
+
+fn has_container_default(attrs: &[Attribute]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("serde")).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            if meta.path.is_ident("default") && !meta.input.peek(syn::Token![=]) {
+                found = true;
+            }
+            schema_attrs::skip_value(&meta)
+        });
+        found
+    })
+}
+
+/// The markers of one field, as the field attributes of the copy; `members` are the fields a
+/// one-of marker of the type names.
+fn field_attrs(
+    field: &syn::Field,
+    index: usize,
+    members: &[syn::Ident],
+    errors: &mut Option<syn::Error>,
+) -> TokenStream {
+    let ty = schema_attrs::field_default_type(&field.ty);
+    let mut markers = Vec::new();
+    match schema_attrs::parse(&field.attrs, Place::Field, &ty, &|_| false) {
+        Ok((parsed, _)) => markers = parsed.markers,
+        Err(e) => combine(errors, e),
+    }
+    let name = field.ident.as_ref().map(ToString::to_string).unwrap_or_else(|| index.to_string());
+    if members.iter().any(|m| *m == name) {
+        markers.push(quote!(::rop::schema::Marker::RustName(::std::string::String::from(#name))));
+    }
+    let mut attrs = Vec::new();
+    let mut validation = Vec::new();
+    for attr in copied(&field.attrs) {
+        if ["schemars", "validate", "garde"].iter().any(|k| attr.path().is_ident(k)) {
+            match schema_attrs::take_schemars_validation(attr) {
+                Ok((rest, found)) => {
+                    attrs.extend(rest);
+                    validation.extend(found);
+                }
+                Err(e) => combine(errors, e),
+            }
+        } else {
+            attrs.push(quote!(#attr));
+        }
+    }
+    validation.append(&mut markers);
+    let markers = validation;
+    if markers.is_empty() {
+        quote!(#(#attrs)*)
+    } else {
+        quote!(#(#attrs)* #[schemars(transform = ::rop::schema::markers::FieldMarkers(::std::vec![#(#markers),*]))])
+    }
+}
+
+fn fields_of(fields: &Fields, members: &[syn::Ident], errors: &mut Option<syn::Error>) -> TokenStream {
+    let each = fields.iter().enumerate().map(|(i, f)| {
+        let attrs = field_attrs(f, i, members, errors);
+        let (vis, ident, ty) = (&f.vis, &f.ident, &f.ty);
+        match ident {
+            Some(ident) => quote!(#attrs #vis #ident: #ty),
+            None => quote!(#attrs #vis #ty),
+        }
+    });
+    match fields {
+        Fields::Named(_) => quote!({ #(#each),* }),
+        Fields::Unnamed(_) => quote!(( #(#each),* )),
+        Fields::Unit => quote!(),
+    }
+}
+
+/// Expands `#[derive(rop::JsonSchema)]`. `kind_key` says which container keys belong to
+/// `#[derive(CustomResource)]`.
+pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Result<TokenStream> {
+    let ident = &input.ident;
+    let mut errors = None;
+    let self_ty = {
+        let (_, ty_generics, _) = input.generics.split_for_impl();
+        quote!(#ident #ty_generics)
+    };
+    let (container, kind_key_span) = match schema_attrs::parse(&input.attrs, Place::Type, &self_ty, kind_key) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            combine(&mut errors, e);
+            Default::default()
+        }
+    };
+    // Kind-level keys are `#[derive(CustomResource)]`'s: on any other type they would do
+    // nothing, so the type must be a spec (the error points at the first such key).
+    let kind_spec = kind_key_span.map(|span| {
+        let (_, ty_generics, _) = input.generics.split_for_impl();
+        let here = syn::Ident::new(&ident.to_string(), span);
+        let self_ty = quote!(#here #ty_generics);
+        quote::quote_spanned! {span=>
+            const _: fn() = || {
+                fn kind_level_keys_need_derive_custom_resource<T: ?::core::marker::Sized + ::rop::__private::KindSpec>() {}
+                kind_level_keys_need_derive_custom_resource::<#self_ty>();
+            };
+        }
+    });
+    let members = container.one_of_fields.clone();
+    let field_names: Vec<String> = match &input.data {
+        Data::Struct(s) => s.fields.iter().filter_map(|f| f.ident.as_ref().map(ToString::to_string)).collect(),
+        _ => Vec::new(),
+    };
+    for member in &members {
+        if !field_names.contains(&member.to_string()) {
+            combine(
+                &mut errors,
+                syn::Error::new(
+                    member.span(),
+                    format!(
+                        "`{member}` is not a field of `{ident}`: one-of markers name fields of the struct they are on"
+                    ),
+                ),
+            );
+        }
+    }
+    let mirror = format_ident!("__RopSchema{}", ident);
+    let body = match &input.data {
+        Data::Struct(s) => {
+            let fields = fields_of(&s.fields, &members, &mut errors);
+            let generics = &input.generics;
+            let where_clause = &input.generics.where_clause;
+            match s.fields {
+                Fields::Named(_) => quote!(struct #mirror #generics #where_clause #fields),
+                _ => quote!(struct #mirror #generics #fields #where_clause;),
+            }
+        }
+        Data::Enum(e) => {
+            let variants = e.variants.iter().map(|v| {
+                if let Some(attr) = v.attrs.iter().find(|a| a.path().is_ident("rop")) {
+                    combine(
+                        &mut errors,
+                        syn::Error::new_spanned(
+                            attr,
+                            format!(
+                                "#[rop(...)] on variant `{}` has no schema node of its own: put the markers on the variant's fields, or on the enum",
+                                v.ident
+                            ),
+                        ),
+                    );
+                }
+                let attrs = copied(&v.attrs);
+                let name = &v.ident;
+                let fields = fields_of(&v.fields, &[], &mut errors);
+                let discriminant = v.discriminant.as_ref().map(|(eq, d)| quote!(#eq #d));
+                quote!(#(#attrs)* #name #fields #discriminant)
+            });
+            let variants: Vec<TokenStream> = variants.collect();
+            let generics = &input.generics;
+            let where_clause = &input.generics.where_clause;
+            quote!(enum #mirror #generics #where_clause { #(#variants),* })
+        }
+        Data::Union(u) => {
+            return Err(syn::Error::new(
+                u.union_token.span,
+                "unions have no JSON form: use a struct or an enum for a custom resource's schema",
+            ));
+        }
+    };
+    if let Some(e) = errors {
+        return Err(e);
+    }
+    let generics = &input.generics;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let attrs = copied(&input.attrs);
+    let type_markers = &container.markers;
+    let transform = (!type_markers.is_empty())
+        .then(|| quote!(#[schemars(transform = ::rop::schema::markers::TypeMarkers(::std::vec![#(#type_markers),*]))]));
+    // Keep the type's own name for schemars (definitions, titles), unless the user renamed it.
+    let renamed = input.attrs.iter().any(|a| {
+        (a.path().is_ident("serde") || a.path().is_ident("schemars"))
+            && a.meta.require_list().is_ok_and(|l| l.tokens.to_string().contains("rename ="))
+    });
+    let rename = (!renamed && generics.params.is_empty()).then(|| {
+        let name = ident.to_string();
+        quote!(#[schemars(rename = #name)])
+    });
+    let default_impl = match (&input.data, has_container_default(&input.attrs)) {
+        (Data::Struct(s), true) => {
+            let moves = s.fields.iter().enumerate().map(|(i, f)| match &f.ident {
+                Some(name) => quote!(#name: value.#name),
+                None => {
+                    let index = syn::Index::from(i);
+                    quote!(#index: value.#index)
+                }
+            });
+            // `Mirror { 0: value.0 }` is valid for tuple structs too.
+            let construct = quote!(#mirror { #(#moves),* });
+            Some(quote! {
+                impl #impl_generics ::core::default::Default for #mirror #ty_generics #where_clause {
+                    fn default() -> Self {
+                        let value: #ident #ty_generics = ::core::default::Default::default();
+                        #construct
+                    }
+                }
+            })
+        }
+        _ => None,
+    };
+    let schemars = quote!(::rop::__private::schemars);
+    let mut bounded = generics.clone();
+    for param in bounded.type_params_mut() {
+        param.bounds.push(syn::parse_quote!(#schemars::JsonSchema));
+    }
+    let (impl_bounded, _, where_bounded) = bounded.split_for_impl();
+    let checked = quote!(impl #impl_bounded ::rop::schema::RopJsonSchema for #ident #ty_generics #where_bounded {});
+    Ok(quote! {
+        #[allow(deprecated, non_camel_case_types, non_snake_case, clippy::all)]
+        const _: () = {
+            #[derive(#schemars::JsonSchema)]
+            #[schemars(crate = "::rop::__private::schemars")]
+            #rename
+            #(#attrs)*
+            #transform
+            #[allow(dead_code)]
+            #body
+
+            #default_impl
+
+            impl #impl_bounded #schemars::JsonSchema for #ident #ty_generics #where_bounded {
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    <#mirror #ty_generics as #schemars::JsonSchema>::schema_name()
+                }
+                fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                    <#mirror #ty_generics as #schemars::JsonSchema>::schema_id()
+                }
+                fn inline_schema() -> bool {
+                    <#mirror #ty_generics as #schemars::JsonSchema>::inline_schema()
+                }
+                fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                    <#mirror #ty_generics as #schemars::JsonSchema>::json_schema(generator)
+                }
+            }
+
+            #checked
+        };
+        #kind_spec
+    })
+}
