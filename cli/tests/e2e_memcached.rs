@@ -116,7 +116,7 @@ fn write_webhook_rules(module: &Path) {
             "// +rop:scaffold:webhook-tests",
             "#[tokio::test]
     async fn sizes_are_defaulted_warned_and_refused() {
-        let validate = Memcached::DEFINITION.webhook(false).unwrap().path;
+        let validate = Memcached::TARGET.webhook(false).unwrap().path;
         let mut big = object();
         big.spec.size = Some(11);
         let answer = server().handle(validate, testing::admission_review(\"CREATE\", Some(&big), None)).await;
@@ -126,7 +126,7 @@ fn write_webhook_rules(module: &Path) {
         let answer = server().handle(validate, testing::admission_review(\"CREATE\", Some(&big), None)).await;
         assert_eq!(testing::verdict(&answer.unwrap()), Ok(vec![\"spec.size 6 needs much memory\".to_string()]));
 
-        let default = Memcached::DEFINITION.webhook(true).unwrap().path;
+        let default = Memcached::TARGET.webhook(true).unwrap().path;
         let answer = server().handle(default, testing::admission_review(\"CREATE\", Some(&object()), None)).await;
         assert_eq!(testing::patched(&answer.unwrap(), &object()).spec.size, Some(1));
     }

@@ -88,10 +88,7 @@ fn unserved_version() {
 
 #[test]
 fn kind_mismatch() {
-    expect(
-        "kind-mismatch",
-        &[(Error, "sample.kind", "kind", "Invalid value: \"Gadget\": must be \"Widget\", the kind the CRD defines")],
-    );
+    expect("kind-mismatch", &[(Error, "sample.kind", "kind", "Invalid value: \"Gadget\": must be Widget")]);
 }
 
 #[test]
@@ -245,11 +242,12 @@ fn formats() {
     expect(
         "format",
         &[
+            // The API server's own words and place for an int32 overflow (Kubernetes 1.36).
             (
                 Error,
                 "sample.schema",
-                "spec.count",
-                "Invalid value: 3000000000: spec.count in body must be of type int32: \"3000000000\"",
+                "(root)",
+                "Invalid value: \"\": Checked value must be of type integer with format int32 in spec.count",
             ),
             (
                 Error,
@@ -268,17 +266,14 @@ fn item_required() {
 
 #[test]
 fn cel_rule_false() {
-    expect(
-        "cel-false",
-        &[(Error, "sample.cel", "spec.window", "Invalid value: \"object\": failed rule: self.start < self.end")],
-    );
+    expect("cel-false", &[(Error, "sample.cel", "spec.window", "Invalid value: failed rule: self.start < self.end")]);
 }
 
 #[test]
 fn cel_rule_at_the_root_sees_the_name() {
     expect(
         "cel-root",
-        &[(Error, "sample.cel", "(root)", "Invalid value: \"object\": the name of a Widget has at most 40 characters")],
+        &[(Error, "sample.cel", "(root)", "Invalid value: the name of a Widget has at most 40 characters")],
     );
 }
 
@@ -286,12 +281,7 @@ fn cel_rule_at_the_root_sees_the_name() {
 fn default_applied_then_validated() {
     expect(
         "default-then-validated",
-        &[(
-            Error,
-            "sample.cel",
-            "spec.minReplicas",
-            "Invalid value: \"object\": minReplicas must not exceed maxReplicas",
-        )],
+        &[(Error, "sample.cel", "spec.minReplicas", "Invalid value: minReplicas must not exceed maxReplicas")],
     );
 }
 

@@ -237,6 +237,14 @@ entry("defaults.invalid", [(E, "defaults.invalid", SP + ".properties[size].defau
       setp(size={"type": "integer", "maximum": 100, "default": 200}), setp(size={"type": "integer", "maximum": 100, "default": 10}), "the default is within bounds")
 entry("defaults.not-pruned", [(E, "defaults.not-pruned", SP + ".default")],
       lambda d: sspec(d).update(default={"size": 1, "extra": True}), lambda d: sspec(d).update(default={"size": 1}), "the default has declared fields only")
+# A default is checked against the CEL rules of its node as it is: nested defaults are not
+# applied to it first.
+WINDOW = lambda default: setp(window={
+    "type": "object", "default": default,
+    "properties": {"start": {"type": "integer", "default": 0}, "end": {"type": "integer", "default": 24}},
+    "x-kubernetes-validations": [{"rule": "self.start < self.end"}]})
+entry("defaults.cel", [(E, "defaults.cel", SP + ".properties[window].default")],
+      WINDOW({}), WINDOW({"start": 0, "end": 24}), "the default holds the fields its rule reads")
 # --- CEL
 def rules(*rs, node=None):
     def f(d):

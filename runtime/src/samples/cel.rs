@@ -32,6 +32,34 @@ pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) {
     node(&env, object, root, &Path::default(), true, report);
 }
 
+/// Why the rules of `schema` and the schemas below it refuse `value` as a `default` (the API
+/// server evaluates them on every default, apiextensions' "defaults must validate"), in the
+/// server's words; `None` when they pass or cannot be evaluated here.
+pub(crate) fn refuse_default(value: &Value, schema: &Value) -> Option<String> {
+    let mut report = Report::default();
+    let mut env = Env::stdlib();
+    for extension in [cel::extensions::strings, cel::extensions::lists, cel::extensions::math] {
+        if env.add_extension(extension).is_err() {
+            continue;
+        }
+    }
+    node(&Arc::new(env), value, schema, &Path::default(), false, &mut report);
+    report.into_findings().into_iter().find_map(|f| match f.rule {
+        "sample.cel" => Some(f.message),
+        // A field the rule reads and the default lacks: the server refuses it with an
+        // evaluation error, `no such key: <field> evaluating rule: <rule>`.
+        "sample.cel-unevaluated" => {
+            let (_, key) = f.message.split_once("No such key: ")?;
+            let key = key.split(';').next()?;
+            let rule = f.message.strip_prefix("rule ")?.split(" cannot be evaluated").next()?;
+            let rule: String = serde_json::from_str(rule).ok()?;
+            let shown = schema.get("type").and_then(Value::as_str).unwrap_or("object");
+            Some(format!("Invalid value: {shown:?}: no such key: {key} evaluating rule: {rule}"))
+        }
+        _ => None,
+    })
+}
+
 /// Whether `schema` or any schema below it has `x-kubernetes-validations`.
 pub(crate) fn has_rules(schema: &Value) -> bool {
     match schema {
@@ -122,7 +150,8 @@ fn evaluate(env: &Arc<Env>, rule: &Value, this: &cel::Value, schema: &Value, pat
         Some("FieldValueForbidden") => format!("Forbidden: {message}"),
         Some("FieldValueRequired") => format!("Required value: {message}"),
         Some("FieldValueDuplicate") => format!("Duplicate value: {shown:?}: {message}"),
-        _ => format!("Invalid value: {shown:?}: {message}"),
+        // Kubernetes 1.36 leaves the value out of a failed rule's message.
+        _ => format!("Invalid value: {message}"),
     };
     report.error("sample.cel", at, text, "change the object so that the rule holds");
 }

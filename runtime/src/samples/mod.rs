@@ -66,6 +66,12 @@ use serde_json::Value;
 use crate::verify::report::Report;
 use crate::verify::{Finding, VerifyError, yaml_documents};
 
+/// Why the CEL rules of `schema` (a node of a CRD's schema) refuse `default` as its default, in
+/// the API server's words, or `None`; used by [`crate::verify`]'s rule `defaults.cel`.
+pub(crate) fn refuse_default_by_rules(default: &Value, schema: &Value) -> Option<String> {
+    cel::refuse_default(default, schema)
+}
+
 /// Validates one custom object against `crd` (an `apiextensions.k8s.io/v1`
 /// `CustomResourceDefinition`) as the API server does on create: version and kind, object
 /// name, pruning of unknown fields, defaulting, OpenAPI v3 schema validation of the defaulted

@@ -80,7 +80,7 @@ pub(crate) fn check<'a>(crd: &'a Value, object: &Value, report: &mut Report) -> 
         let message = if object_kind.is_empty() {
             "Required value".to_string()
         } else {
-            format!("Invalid value: \"{object_kind}\": must be \"{kind}\", the kind the CRD defines")
+            format!("Invalid value: \"{object_kind}\": must be {kind}")
         };
         report.error("sample.kind", "kind", message, "set kind to the CRD's spec.names.kind");
         return None;

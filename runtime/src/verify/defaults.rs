@@ -1,4 +1,5 @@
-//! `default` values (R57, R58): each must validate against its own node and already be pruned.
+//! `default` values (R57, R58): each must validate against its own node, including its CEL
+//! rules, and already be pruned.
 
 use serde_json::{Map, Value};
 
@@ -14,6 +15,14 @@ pub(crate) fn check(report: &mut Report, obj: &Map<String, Value>, default: &Val
             default_path.clone(),
             format!("Invalid value: {}: {err}", quote(default)),
             "change the default so it satisfies the node's own type, enum, pattern and bounds",
+        );
+    }
+    if let Some(why) = crate::samples::refuse_default_by_rules(default, &Value::Object(obj.clone())) {
+        report.error(
+            "defaults.cel",
+            default_path.clone(),
+            why,
+            "change the default so that the node's x-kubernetes-validations rules hold for it (nested defaults are not applied first)",
         );
     }
     if let Some(field) = unknown_field(default, obj, "") {

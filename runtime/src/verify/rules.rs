@@ -397,6 +397,12 @@ pub const RULES: &[RuleInfo] = &[
         checks: "every default validates against its own node",
     },
     RuleInfo {
+        id: "defaults.cel",
+        severity: Severity::Error,
+        implements: "R57",
+        checks: "every default satisfies the x-kubernetes-validations rules of its node and below",
+    },
+    RuleInfo {
         id: "defaults.not-pruned",
         severity: Severity::Error,
         implements: "R58",
