@@ -108,7 +108,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// Short label for the `reason` of the reconcile errors metric.
+    /// Short label for the `reason` of `controller_runtime_reconcile_errors_total`.
     pub fn metric_label(&self) -> &'static str {
         if self.is_conflict() {
             return "conflict";
@@ -173,11 +173,15 @@ fn watched(client: Client) -> Api<Memcached> {
     }
 }
 
-/// Brings the cluster in line with one `Memcached`.
+/// Brings the cluster in line with one `Memcached`, in a span naming it, counted in the metrics.
 pub async fn reconcile(obj: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let result = reconcile_object(&obj, &ctx).await;
-    ctx.metrics.reconciled(CONTROLLER_NAME, result.is_ok());
-    result
+    super::instrumented(
+        &ctx,
+        CONTROLLER_NAME,
+        obj.as_ref(),
+        reconcile_object(&obj, &ctx),
+    )
+    .await
 }
 
 /// Decides when to retry a failed reconciliation: soon after a conflict, later otherwise.
@@ -1219,7 +1223,7 @@ mod tests {
         assert_eq!(action, Action::requeue(CONFLICT_REQUEUE_AFTER));
         let conflicts = ErrorLabels {
             controller: CONTROLLER_NAME,
-            error: "conflict",
+            reason: "conflict",
         };
         assert_eq!(
             h.ctx
