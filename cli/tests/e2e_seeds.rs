@@ -179,3 +179,27 @@ fn redis_cluster_heals_lost_replicas() {
         ],
     );
 }
+
+#[test]
+fn tenant_is_cluster_scoped_and_owns_namespaced_objects() {
+    let s = scaffold("tenant", "tenant-operator");
+    let crd = s.read("config/crd/bases/tenancy.example.com_tenants.yaml");
+    assert!(crd.contains("\n  scope: Cluster\n"), "{crd}");
+    let role = s.read("config/rbac/role.yaml");
+    for rule in [
+        "- apiGroups:\n  - \"\"\n  resources:\n  - resourcequotas\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
+        "- apiGroups:\n  - rbac.authorization.k8s.io\n  resourceNames:\n  - admin\n  resources:\n  - clusterroles\n  verbs:\n  - bind\n",
+        "- apiGroups:\n  - rbac.authorization.k8s.io\n  resources:\n  - rolebindings\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
+    ] {
+        assert!(role.contains(rule), "{rule} not in\n{role}");
+    }
+    s.build_test_lint(
+        &[],
+        &[
+            "controller::tenant::tests::every_namespace_gets_an_owned_quota_and_admin_binding",
+            "controller::tenant::tests::a_provisioned_tenant_is_not_written_again_and_drift_is_repaired",
+            "controller::tenant::tests::a_namespace_the_tenant_gives_up_is_cleared",
+            "controller::tenant::tests::cleanup_deletes_everything_once",
+        ],
+    );
+}
