@@ -203,3 +203,22 @@ fn tenant_is_cluster_scoped_and_owns_namespaced_objects() {
         ],
     );
 }
+
+#[test]
+fn phase_state_machine_reports_phases_as_conditions() {
+    let s = scaffold("phase", "task-operator");
+    let crd = s.read("config/crd/bases/ops.example.com_tasks.yaml");
+    assert!(
+        crd.contains("              phase:\n                default: Pending\n                description: The phase of the Task.\n                enum:\n                - Pending\n                - Running\n                - Succeeded\n                - Failed\n                type: string\n"),
+        "{crd}"
+    );
+    s.build_test_lint(
+        &[],
+        &[
+            "controller::task::tests::the_state_machine_moves_forward_only",
+            "controller::task::tests::pending_then_running_then_failed_and_it_stays_failed",
+            "controller::task::tests::a_pod_lost_while_running_fails_the_task",
+            "controller::task::tests::a_successful_command_completes_the_task",
+        ],
+    );
+}
