@@ -187,6 +187,23 @@ fn bad_flags_are_refused_with_one_line_and_change_nothing() {
 }
 
 #[test]
+fn a_second_version_with_an_image_is_refused() {
+    let (_tmp, dir) = project();
+    rop_ok(&dir, MEMCACHED);
+    let before = tree(&dir);
+    let out = rop(
+        &dir,
+        &["create", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--image", "memcached"],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --image scaffolds a kind's controller, and kind Memcached already has version v1alpha1: create v1beta1 without --image\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(tree(&dir), before);
+}
+
+#[test]
 fn resource_false_with_an_image_is_refused() {
     let (_tmp, dir) = project();
     rop_ok(&dir, &MEMCACHED[..8]);

@@ -11,34 +11,48 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{rop, rop_ok};
-
 fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-projects")
 }
 
-/// Runs `program args` in `dir` with the shared target folder and the built `rop` first on
-/// PATH; panics with its output on failure; returns stdout and stderr.
-fn run(dir: &Path, program: &str, args: &[&str]) -> (String, String) {
+/// `program` to run in `dir` with the shared target folder (also for the manifests generator
+/// `rop generate` builds), no incremental compilation (its caches would only fill the disk),
+/// the fixed `SOURCE_DATE_EPOCH` of the other CLI tests, and the built `rop` first on PATH.
+fn command(dir: &Path, program: &str) -> Command {
     let rop_dir = Path::new(env!("CARGO_BIN_EXE_rop")).parent().unwrap();
     let path = std::env::join_paths(
         std::iter::once(rop_dir.to_path_buf()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
     )
     .unwrap();
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir)
         .env("PATH", path)
         .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("CARGO_INCREMENTAL", "0")
         .env("SOURCE_DATE_EPOCH", "1795910400")
         .env("NO_COLOR", "1")
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+        .env_remove("RUSTFLAGS");
+    cmd
+}
+
+/// Runs `program args` in `dir` (see [`command`]); panics with its output on failure;
+/// returns stdout and stderr.
+fn run(dir: &Path, program: &str, args: &[&str]) -> (String, String) {
+    let out = command(dir, program).args(args).output().unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
     let (stdout, stderr) =
         (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
     assert!(out.status.success(), "{program} {args:?} failed in {}:\n{stdout}\n{stderr}", dir.display());
     (stdout, stderr)
+}
+
+/// Runs the built `rop` with `args` in `dir`, expecting success.
+fn rop_ok(dir: &Path, args: &[&str]) {
+    run(dir, env!("CARGO_BIN_EXE_rop"), args);
+}
+
+/// Runs the built `rop` with `args` in `dir`, for a run that must fail.
+fn rop(dir: &Path, args: &[&str]) -> std::process::Output {
+    command(dir, env!("CARGO_BIN_EXE_rop")).args(args).output().unwrap()
 }
 
 /// A seed scaffolded into a fresh folder named `project`, with its manifests generated.
@@ -107,7 +121,27 @@ fn memcached_deploys_its_image_with_and_without_otel() {
     }
     let crd = s.read("config/crd/bases/cache.example.com_memcacheds.yaml");
     assert!(crd.contains("              size:\n                description: Number of replicas of the Memcached Deployment.\n                format: int32\n                maximum: 10.0\n                minimum: 1.0\n                type: integer\n"), "{crd}");
+    // A second kind with `--image` alone: no port, command or user, and still a clean build.
+    rop_ok(
+        &s.dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Redis",
+            "--image",
+            "redis:7.2-alpine",
+        ],
+    );
+    rop_ok(&s.dir, &["generate"]);
     let tests = [
+        "controller::redis::tests::creates_a_restricted_deployment_owned_by_the_object",
+        "controller::redis::tests::a_conflict_requeues_and_loses_no_write",
+        "controller::memcached::tests::creates_a_restricted_deployment_owned_by_the_object",
         "controller::memcached::tests::reconciling_a_converged_object_writes_nothing",
         "controller::memcached::tests::a_scaled_down_deployment_is_scaled_back",
         "controller::memcached::tests::a_changed_image_is_restored",

@@ -184,6 +184,17 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let image = args.deploy_image()?;
     let mut project = Project::load(root)?;
     project.check_tree(root)?;
+    if image.is_some()
+        && let Some(other) =
+            project.resources.iter().find(|r| r.group == args.group && r.kind == args.kind && r.version != args.version)
+    {
+        bail!(
+            "--image scaffolds a kind's controller, and kind {} already has version {}: create {} without --image",
+            args.kind,
+            other.version,
+            args.version
+        );
+    }
     let k = check(&project, args)?;
     let api_crate = project.api_crate();
     // The first version of a kind is its storage version; later versions leave it there.

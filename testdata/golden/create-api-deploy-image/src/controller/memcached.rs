@@ -240,7 +240,8 @@ enum Change {
 async fn apply(obj: &Memcached, ctx: &Context) -> Result<Action, Error> {
     let key = key(obj);
     let recorder = recorder(ctx);
-    let (deployment, change) = match converge_deployment(obj, ctx, &image()).await {
+    let image = image();
+    let (deployment, change) = match converge_deployment(obj, ctx, &image).await {
         Ok(converged) => converged,
         Err(err) => {
             // A conflict is routine (another writer was first) and is retried at once;
@@ -252,26 +253,21 @@ async fn apply(obj: &Memcached, ctx: &Context) -> Result<Action, Error> {
         }
     };
     if let Some(change) = &change {
-        let note = match change {
-            Change::Created => format!(
-                "Created Deployment {} running {}",
-                deployment.name_any(),
-                image()
+        let name = deployment.name_any();
+        let (reason, note) = match change {
+            Change::Created => (
+                "Created",
+                format!("Created Deployment {name} running {image}"),
             ),
-            Change::Updated(fields) => {
+            Change::Updated(fields) => (
+                "Updated",
                 format!(
-                    "Updated Deployment {}: {} restored to the spec",
-                    deployment.name_any(),
+                    "Updated Deployment {name}: {} set from the spec",
                     fields.join(", ")
-                )
-            }
+                ),
+            ),
         };
         info!(%key, "{note}");
-        let reason = if *change == Change::Created {
-            "Created"
-        } else {
-            "Updated"
-        };
         publish(&recorder, obj, EventType::Normal, reason, note).await;
     }
 
