@@ -10,6 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-projects")
@@ -57,20 +58,27 @@ fn rop(dir: &Path, args: &[&str]) -> std::process::Output {
 
 /// A seed scaffolded into a fresh folder named `project`, with its manifests generated.
 struct Seed {
+    _serial: MutexGuard<'static, ()>,
     _tmp: tempfile::TempDir,
     dir: PathBuf,
     seed: PathBuf,
     project: &'static str,
 }
 
+/// The seeds run one at a time: their projects share a target folder, and with it the paths
+/// of their binaries (`manifests`, which `rop generate` builds and runs, and `manager`).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 fn scaffold(seed: &str, project: &'static str) -> Seed {
+    // A failed seed poisons the lock; the others still run.
+    let serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join(project);
     std::fs::create_dir(&dir).unwrap();
     let seed = common::testdata().join("seeds").join(seed);
     run(&dir, "sh", &[seed.join("scaffold.sh").to_str().unwrap()]);
     rop_ok(&dir, &["generate"]);
-    Seed { _tmp: tmp, dir, seed, project }
+    Seed { _serial: serial, _tmp: tmp, dir, seed, project }
 }
 
 impl Seed {

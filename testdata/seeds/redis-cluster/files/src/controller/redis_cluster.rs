@@ -143,7 +143,8 @@ async fn reconcile_object(obj: &RedisCluster, ctx: &Context) -> Result<Action, E
 }
 
 /// The replicas to create and the Pods to delete to get from `existing` Pod names to
-/// `replicas` Pods named `<cluster>-0` .. `<cluster>-<replicas - 1>`.
+/// `replicas` Pods named `<cluster>-0` .. `<cluster>-<replicas - 1>`, both sorted (the API
+/// lists Pods in no particular order; the work should not depend on it).
 pub fn plan(cluster: &str, replicas: i32, existing: &[String]) -> (Vec<String>, Vec<String>) {
     let desired: Vec<String> = (0..replicas.max(0))
         .map(|i| format!("{cluster}-{i}"))
@@ -153,11 +154,12 @@ pub fn plan(cluster: &str, replicas: i32, existing: &[String]) -> (Vec<String>, 
         .filter(|name| !existing.contains(name))
         .cloned()
         .collect();
-    let surplus = existing
+    let mut surplus: Vec<String> = existing
         .iter()
         .filter(|name| !desired.contains(name))
         .cloned()
         .collect();
+    surplus.sort();
     (missing, surplus)
 }
 
