@@ -33,6 +33,10 @@ pub struct Project {
     pub namespaced: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
+    /// Per-plugin state by plugin key, as kubebuilder's `plugins:` (e.g. the options of
+    /// `create api --image`, see `scaffold::deploy_image`); kept as YAML so unknown keys survive.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub plugins: std::collections::BTreeMap<String, serde_yaml::Value>,
 }
 
 /// One kind in one version (a second version of a kind is a second entry).

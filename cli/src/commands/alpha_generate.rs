@@ -10,7 +10,7 @@ use super::create_api::{self, CreateApiArgs};
 use super::create_webhook::{self, CreateWebhookArgs};
 use super::init::{self, Settings};
 use crate::project::{Project, Resource};
-use crate::scaffold::resource;
+use crate::scaffold::{deploy_image, resource};
 use crate::ui;
 
 /// Flags of `rop alpha generate`.
@@ -59,7 +59,7 @@ pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
         bail!("{} is not empty: give --output-dir a new or empty folder", args.output_dir.display());
     }
     let settings = Settings {
-        project: Project { resources: vec![], multigroup: false, ..project.clone() },
+        project: Project { resources: vec![], multigroup: false, plugins: Default::default(), ..project.clone() },
         header: resource::header_of(&input),
         license: license(&input),
         rop_dependency: rop_dependency(&input)?,
@@ -102,6 +102,7 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
             current.multigroup = resource::KindNames::of(project, r).multigroup;
             std::fs::write(output.join(crate::project::FILE), current.to_text())?;
             ui::detail(&format!("replaying create api --group {} --version {} --kind {}", r.group, r.version, r.kind));
+            let image = deploy_image::recorded(project, &r.group, &r.version, &r.kind)?;
             let replay = CreateApiArgs {
                 group: r.group.clone(),
                 version: r.version.clone(),
@@ -110,6 +111,10 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
                 namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
                 resource: r.api.is_some(),
                 controller: r.controller,
+                image: image.as_ref().map(|o| o.image.clone()),
+                image_container_port: image.as_ref().and_then(|o| o.container_port.clone()),
+                image_container_command: image.as_ref().and_then(|o| o.container_command.clone()),
+                run_as_user: image.and_then(|o| o.run_as_user),
                 force: false,
                 dry_run: false,
             };

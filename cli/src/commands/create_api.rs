@@ -7,6 +7,7 @@ use anyhow::bail;
 
 use crate::names;
 use crate::project::{self, Api, Project, Resource};
+use crate::scaffold::deploy_image::{self, DeployImage};
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, IfExists, Plan};
 use crate::scaffold::resource::{self, KindNames};
@@ -20,7 +21,9 @@ fn bool_flag() -> clap::builder::ValueParser {
 
 /// Flags of `rop create api`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  rop create api --group cache --version v1alpha1 --kind Memcached")]
+#[command(
+    after_help = "Example:\n  rop create api --group cache --version v1alpha1 --kind Memcached\n\nExample, a controller that runs an image as a Deployment per object:\n  rop create api --group cache --version v1alpha1 --kind Memcached \\\n      --image memcached:1.6.26-alpine --image-container-port 11211 \\\n      --image-container-command memcached,-m=64,-o,modern,-v --run-as-user 1001"
+)]
 pub struct CreateApiArgs {
     /// API group without the domain, e.g. `cache` (the CRD's group is `cache.<domain>`).
     #[arg(long)]
@@ -43,12 +46,38 @@ pub struct CreateApiArgs {
     /// Scaffold a controller (reconciler) for the kind.
     #[arg(long, default_value = "true", num_args = 0..=1, default_missing_value = "true", value_parser = bool_flag())]
     pub controller: bool,
+    /// Container image the controller runs for every object, as a Deployment the object owns
+    /// (kubebuilder's deploy-image plugin), e.g. `memcached:1.6.26-alpine`.
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+    /// Port the image's container listens on (1–65535); becomes the spec's `containerPort`.
+    #[arg(long, value_name = "PORT", allow_hyphen_values = true)]
+    pub image_container_port: Option<String>,
+    /// The image's command, words separated by commas, e.g. `memcached,-m=64,-o,modern,-v`.
+    #[arg(long, value_name = "COMMAND")]
+    pub image_container_command: Option<String>,
+    /// User id the image's container runs as (it never runs as root).
+    #[arg(long, value_name = "UID", allow_hyphen_values = true)]
+    pub run_as_user: Option<String>,
     /// Overwrite the kind's types, controller and sample if they exist (their edits are lost).
     #[arg(long)]
     pub force: bool,
     /// Print the files that would be written, and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+impl CreateApiArgs {
+    /// The deploy-image options (`--image` and its companions), checked.
+    fn deploy_image(&self) -> anyhow::Result<Option<DeployImage>> {
+        let flags = deploy_image::Flags {
+            image: self.image.as_deref(),
+            container_port: self.image_container_port.as_deref(),
+            container_command: self.image_container_command.as_deref(),
+            run_as_user: self.run_as_user.as_deref(),
+        };
+        DeployImage::from_flags(flags, self.namespaced, self.resource, self.controller)
+    }
 }
 
 fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
@@ -151,14 +180,30 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
 /// Outside a project, invalid names, an existing kind without `--force`, a missing scaffold
 /// marker, or a failed write; in every case nothing is changed on disk.
 pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
+    // The flags alone can be wrong: say so before looking at the project.
+    let image = args.deploy_image()?;
     let mut project = Project::load(root)?;
     project.check_tree(root)?;
+    if image.is_some()
+        && let Some(other) =
+            project.resources.iter().find(|r| r.group == args.group && r.kind == args.kind && r.version != args.version)
+    {
+        bail!(
+            "--image scaffolds a kind's controller, and kind {} already has version {}: create {} without --image",
+            args.kind,
+            other.version,
+            args.version
+        );
+    }
     let k = check(&project, args)?;
     let api_crate = project.api_crate();
     // The first version of a kind is its storage version; later versions leave it there.
     let other_versions =
         project.resources.iter().any(|r| r.group == k.group && r.kind == k.kind && r.version != k.version);
-    let context = k.context(&project, args.namespaced, !other_versions, &resource::header_of(root));
+    let mut context = k.context(&project, args.namespaced, !other_versions, &resource::header_of(root));
+    if let Some(image) = &image {
+        image.add_to(&mut context, &k);
+    }
     if args.resource && other_versions && !args.dry_run {
         ui::warning(&format!(
             "{}/{}.rs starts from the template, not from the kind's other versions: copy the fields over, and keep the versions convertible (a conversion webhook is not scaffolded yet)",
@@ -172,7 +217,8 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let scaffold = resource::describe(&project, &k, args.resource, args.controller, &exists);
     for f in &scaffold.files {
         let if_exists = if f.user_owned && !args.force { IfExists::Refuse } else { IfExists::Overwrite };
-        plan.file(&f.path, templates.render(&f.template, &context)?, if_exists);
+        let template = image.as_ref().map_or(f.template.as_str(), |_| deploy_image::template(&f.template));
+        plan.file(&f.path, templates.render(template, &context)?, if_exists);
     }
     for i in &scaffold.inserts {
         let current = plan.current(&i.path)?.ok_or_else(|| {
@@ -201,6 +247,9 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     match project.resources.iter_mut().find(|r| r.group == k.group && r.version == k.version && r.kind == k.kind) {
         Some(existing) => *existing = resource,
         None => project.resources.push(resource),
+    }
+    if args.resource {
+        deploy_image::record(&mut project, &k, image.as_ref())?;
     }
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
 

@@ -9,6 +9,7 @@ use anyhow::bail;
 
 use crate::project::{self, Project};
 use crate::rustfmt;
+use crate::scaffold::deploy_image;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
 use crate::scaffold::resource::{self, KindNames};
@@ -88,6 +89,11 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     let header = resource::header_of(root);
     let templates = Templates::load(root)?;
     let scaffold = resource::describe(&project, &k, removed.api.is_some(), removed.controller, &|_| true);
+    // A kind created with `--image` was written from the deploy-image templates.
+    let image = deploy_image::recorded(&project, &k.group, &k.version, &k.kind)?
+        .map(|options| deploy_image::DeployImage::from_options(&options))
+        .transpose()?;
+    deploy_image::record(&mut project, &k, None)?;
     let mut plan = Plan::new(root);
 
     // Files and fragments other resources still need (the roles of a kind with other
@@ -105,8 +111,13 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
         // The types file was written with or without `storage`; either is rop's own text.
         let mut variants = Vec::new();
         for storage in [true, false] {
-            let context = k.context(&project, namespaced, storage, &header);
-            variants.push(as_written(root, &f.path, templates.render(&f.template, &context)?));
+            let mut context = k.context(&project, namespaced, storage, &header);
+            let mut template = f.template.as_str();
+            if let Some(image) = &image {
+                image.add_to(&mut context, &k);
+                template = deploy_image::template(template);
+            }
+            variants.push(as_written(root, &f.path, templates.render(template, &context)?));
         }
         let expected = variants.iter().find(|v| **v == on_disk).unwrap_or(&variants[0]).clone();
         plan.remove(&f.path, Some(expected));

@@ -135,6 +135,7 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
         multigroup: args.multigroup,
         namespaced: args.namespaced,
         resources: vec![],
+        plugins: Default::default(),
     };
 
     let settings = Settings {

@@ -71,7 +71,8 @@ struct Args {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    telemetry::init();
+    // Held to the end: dropping it flushes the traces (`otel` feature).
+    let _telemetry = telemetry::init();
     info!(version = env!("CARGO_PKG_VERSION"), "starting manager");
 
     let shutdown = CancellationToken::new();

@@ -111,6 +111,8 @@ mod tests {
     use axum::body::to_bytes;
     use axum::response::Response;
 
+    use std::time::Duration;
+
     use super::*;
     use crate::metrics::Metrics;
 
@@ -139,10 +141,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn metrics_serves_reconcile_total() {
+    async fn metrics_serves_the_reconcile_metrics_by_controller_runtime_names() {
         let mut registry = Registry::default();
         let metrics = Metrics::register(&mut registry);
-        metrics.reconciled("example", true);
+        metrics.reconciled("example", true, Duration::from_millis(250));
+        metrics.reconciled("example", false, Duration::from_secs(2));
+        metrics.reconcile_failed("example", "conflict");
 
         let response = super::metrics(State(Arc::new(registry)))
             .await
@@ -150,9 +154,24 @@ mod tests {
 
         assert_eq!(response.status(), StatusCode::OK);
         let text = body(response).await;
-        assert!(
-            text.contains("reconcile_total{controller=\"example\",result=\"success\"} 1\n"),
-            "{text}"
-        );
+        for line in [
+            "# TYPE controller_runtime_reconcile counter",
+            "controller_runtime_reconcile_total{controller=\"example\",result=\"success\"} 1",
+            "controller_runtime_reconcile_total{controller=\"example\",result=\"error\"} 1",
+            "# TYPE controller_runtime_reconcile_errors counter",
+            "controller_runtime_reconcile_errors_total{controller=\"example\",reason=\"conflict\"} 1",
+            "# TYPE controller_runtime_reconcile_time_seconds histogram",
+            "controller_runtime_reconcile_time_seconds_sum{controller=\"example\"} 2.25",
+            "controller_runtime_reconcile_time_seconds_count{controller=\"example\"} 2",
+            "controller_runtime_reconcile_time_seconds_bucket{le=\"0.2\",controller=\"example\"} 0",
+            "controller_runtime_reconcile_time_seconds_bucket{le=\"0.25\",controller=\"example\"} 1",
+            "controller_runtime_reconcile_time_seconds_bucket{le=\"2.0\",controller=\"example\"} 2",
+            "controller_runtime_reconcile_time_seconds_bucket{le=\"+Inf\",controller=\"example\"} 2",
+        ] {
+            assert!(
+                text.lines().any(|l| l == line),
+                "no line {line} in:\n{text}"
+            );
+        }
     }
 }

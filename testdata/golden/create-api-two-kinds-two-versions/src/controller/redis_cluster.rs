@@ -61,7 +61,7 @@ pub enum Error {
 }
 
 impl Error {
-    /// Short label for the `reconcile_errors_total` metric.
+    /// Short label for the `reason` of `controller_runtime_reconcile_errors_total`.
     pub fn metric_label(&self) -> &'static str {
         match self {
             Self::MissingNamespace { .. } => "missing_namespace",
@@ -108,11 +108,15 @@ fn watched(client: Client) -> Api<RedisCluster> {
     }
 }
 
-/// Brings the cluster in line with one `RedisCluster`.
+/// Brings the cluster in line with one `RedisCluster`, in a span naming it, counted in the metrics.
 pub async fn reconcile(obj: Arc<RedisCluster>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let result = reconcile_object(&obj, &ctx).await;
-    ctx.metrics.reconciled(CONTROLLER_NAME, result.is_ok());
-    result
+    super::instrumented(
+        &ctx,
+        CONTROLLER_NAME,
+        obj.as_ref(),
+        reconcile_object(&obj, &ctx),
+    )
+    .await
 }
 
 /// Decides when to retry a failed reconciliation.
@@ -341,7 +345,7 @@ mod tests {
             .reconcile_errors
             .get_or_create(&crate::metrics::ErrorLabels {
                 controller: CONTROLLER_NAME,
-                error: "missing_namespace",
+                reason: "missing_namespace",
             })
             .get();
         assert_eq!(errors, 1);

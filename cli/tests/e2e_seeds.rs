@@ -1,0 +1,266 @@
+//! End to end: the seeds' example operators (`testdata/seeds/`). Each seed's `scaffold.sh`
+//! runs the built `rop` and lays the user's code over the scaffold; the test then generates
+//! the manifests, builds the project with no warnings, runs its tests (which must include the
+//! seed's own), clippy (`-D warnings`) and rustfmt, and checks what the seed is about.
+//!
+//! Generated projects build into the same shared target folder as `e2e_memcached`
+//! (`target/e2e-projects`), so kube and its dependencies are compiled once for all of them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+fn shared_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-projects")
+}
+
+/// `program` to run in `dir` with the shared target folder (also for the manifests generator
+/// `rop generate` builds), no incremental compilation (its caches would only fill the disk),
+/// the fixed `SOURCE_DATE_EPOCH` of the other CLI tests, and the built `rop` first on PATH.
+fn command(dir: &Path, program: &str) -> Command {
+    let rop_dir = Path::new(env!("CARGO_BIN_EXE_rop")).parent().unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(rop_dir.to_path_buf()).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("CARGO_INCREMENTAL", "0")
+        .env("SOURCE_DATE_EPOCH", "1795910400")
+        .env("NO_COLOR", "1")
+        .env_remove("RUSTFLAGS");
+    cmd
+}
+
+/// Runs `program args` in `dir` (see [`command`]); panics with its output on failure;
+/// returns stdout and stderr.
+fn run(dir: &Path, program: &str, args: &[&str]) -> (String, String) {
+    let out = command(dir, program).args(args).output().unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "{program} {args:?} failed in {}:\n{stdout}\n{stderr}", dir.display());
+    (stdout, stderr)
+}
+
+/// Runs the built `rop` with `args` in `dir`, expecting success.
+fn rop_ok(dir: &Path, args: &[&str]) {
+    run(dir, env!("CARGO_BIN_EXE_rop"), args);
+}
+
+/// Runs the built `rop` with `args` in `dir`, for a run that must fail.
+fn rop(dir: &Path, args: &[&str]) -> std::process::Output {
+    command(dir, env!("CARGO_BIN_EXE_rop")).args(args).output().unwrap()
+}
+
+/// A seed scaffolded into a fresh folder named `project`, with its manifests generated.
+struct Seed {
+    _serial: MutexGuard<'static, ()>,
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    seed: PathBuf,
+    project: &'static str,
+}
+
+/// The seeds run one at a time: their projects share a target folder, and with it the paths
+/// of their binaries (`manifests`, which `rop generate` builds and runs, and `manager`).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn scaffold(seed: &str, project: &'static str) -> Seed {
+    // A failed seed poisons the lock; the others still run.
+    let serial = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(project);
+    std::fs::create_dir(&dir).unwrap();
+    let seed = common::testdata().join("seeds").join(seed);
+    run(&dir, "sh", &[seed.join("scaffold.sh").to_str().unwrap()]);
+    rop_ok(&dir, &["generate"]);
+    Seed { _serial: serial, _tmp: tmp, dir, seed, project }
+}
+
+impl Seed {
+    fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// Builds with no warnings, tests, lints and checks the formatting of the project with
+    /// the cargo `features` given; returns the test output, in which every test in `tests`
+    /// (paths below the crate) must have passed.
+    fn build_test_lint(&self, features: &[&str], tests: &[&str]) {
+        let features = features.join(",");
+        let with = |args: &[&'static str]| {
+            let mut args: Vec<&str> = args.to_vec();
+            if !features.is_empty() {
+                args.extend(["--features", features.as_str()]);
+            }
+            args
+        };
+        let (_, build) = run(&self.dir, "cargo", &with(&["build", "--workspace", "--all-targets"]));
+        assert!(!build.contains("warning"), "{} builds with warnings:\n{build}", self.project);
+        let (stdout, _) = run(&self.dir, "cargo", &with(&["test", "--workspace"]));
+        for test in tests {
+            assert!(
+                stdout.contains(&format!("test {test} ... ok\n")),
+                "{} ran no passing {test}:\n{stdout}",
+                self.project
+            );
+        }
+        let mut clippy = with(&["clippy", "--workspace", "--all-targets"]);
+        clippy.extend(["--", "-D", "warnings"]);
+        run(&self.dir, "cargo", &clippy);
+        let api = format!("{}-api", self.project);
+        run(&self.dir, "cargo", &["fmt", "--package", self.project, "--package", &api, "--check"]);
+    }
+}
+
+#[test]
+fn memcached_deploys_its_image_with_and_without_otel() {
+    let s = scaffold("memcached", "memcached-operator");
+    let role = s.read("config/rbac/role.yaml");
+    for rule in [
+        "- apiGroups:\n  - \"\"\n  resources:\n  - pods\n  verbs:\n  - get\n  - list\n  - watch\n",
+        "- apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
+        "- apiGroups:\n  - events.k8s.io\n  resources:\n  - events\n  verbs:\n  - create\n  - patch\n",
+    ] {
+        assert!(role.contains(rule), "{rule} not in\n{role}");
+    }
+    let crd = s.read("config/crd/bases/cache.example.com_memcacheds.yaml");
+    assert!(crd.contains("              size:\n                description: Number of replicas of the Memcached Deployment.\n                format: int32\n                maximum: 10.0\n                minimum: 1.0\n                type: integer\n"), "{crd}");
+    // A second kind with `--image` alone: no port, command or user, and still a clean build.
+    rop_ok(
+        &s.dir,
+        &[
+            "create",
+            "api",
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Redis",
+            "--image",
+            "redis:7.2-alpine",
+        ],
+    );
+    rop_ok(&s.dir, &["generate"]);
+    let tests = [
+        "controller::redis::tests::creates_a_restricted_deployment_owned_by_the_object",
+        "controller::redis::tests::a_conflict_requeues_and_loses_no_write",
+        "controller::memcached::tests::creates_a_restricted_deployment_owned_by_the_object",
+        "controller::memcached::tests::reconciling_a_converged_object_writes_nothing",
+        "controller::memcached::tests::a_scaled_down_deployment_is_scaled_back",
+        "controller::memcached::tests::a_changed_image_is_restored",
+        "controller::memcached::tests::a_deleted_deployment_is_recreated",
+        "controller::memcached::tests::a_spec_change_reaches_the_deployment_and_the_status",
+        "controller::memcached::tests::deletion_runs_the_finalizer_once_and_leaves_nothing",
+        "controller::memcached::tests::a_conflict_requeues_and_loses_no_write",
+        "controller::tests::instrumented_reconciles_in_a_span_naming_the_object_and_counts_it",
+        "probes::tests::metrics_serves_the_reconcile_metrics_by_controller_runtime_names",
+    ];
+    s.build_test_lint(&[], &tests);
+    s.build_test_lint(&["otel"], &tests);
+}
+
+#[test]
+fn load_balancer_port_is_enforced_by_the_schema() {
+    let s = scaffold("load-balancer", "loadbalancer-operator");
+    let crd = s.read("config/crd/bases/network.example.com_loadbalancers.yaml");
+    assert!(crd.contains("              port:\n                description: The port clients connect to.\n                format: int32\n                maximum: 65535.0\n                minimum: 1.0\n                type: integer\n"), "{crd}");
+
+    // A sample the schema refuses stops `rop generate`, with the API server's messages.
+    let bad = "config/samples/network_v1_loadbalancer_bad.yaml";
+    std::fs::copy(s.seed.join("bad-samples/network_v1_loadbalancer_bad.yaml"), s.dir.join(bad)).unwrap();
+    let out = rop(&s.dir, &["generate"]);
+    assert_eq!(out.status.code(), Some(1));
+    let fix = "(fix: change the value to one the CRD's schema allows)";
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "{bad}: error[sample.schema] spec.algorithm: Unsupported value: \"Random\": supported values: \"RoundRobin\", \"LeastConnections\" {fix}\n\
+             {bad}: error[sample.schema] spec.backends: Invalid value: 0: spec.backends in body should have at least 1 items {fix}\n\
+             {bad}: error[sample.schema] spec.port: Invalid value: 70000: spec.port in body should be less than or equal to 65535 {fix}\n\
+             error: 3 sample problems the API server would reject (listed above); fix the samples or the types, then run `rop generate` again; nothing was written\n"
+        )
+    );
+    // The lower bound too: port 0 is refused, and nothing else in a sample that is fine.
+    let zero = s.read("config/samples/network_v1_loadbalancer.yaml").replace("port: 8080", "port: 0");
+    std::fs::write(s.dir.join(bad), zero).unwrap();
+    let out = rop(&s.dir, &["generate"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.lines().next(),
+        Some(format!("{bad}: error[sample.schema] spec.port: Invalid value: 0: spec.port in body should be greater than or equal to 1 {fix}").as_str()),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+    std::fs::remove_file(s.dir.join(bad)).unwrap();
+    rop_ok(&s.dir, &["generate", "--check"]);
+
+    s.build_test_lint(&[], &["controller::load_balancer::tests::reconcile_adds_finalizer_and_reports_available"]);
+}
+
+#[test]
+fn redis_cluster_heals_lost_replicas() {
+    let s = scaffold("redis-cluster", "redis-operator");
+    let role = s.read("config/rbac/role.yaml");
+    assert!(
+        role.contains("- apiGroups:\n  - \"\"\n  resources:\n  - pods\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n"),
+        "{role}"
+    );
+    s.build_test_lint(
+        &[],
+        &[
+            "controller::redis_cluster::tests::plan_creates_the_missing_and_deletes_the_surplus",
+            "controller::redis_cluster::tests::lost_replicas_are_created_again",
+            "controller::redis_cluster::tests::a_healthy_cluster_is_not_written_again",
+            "controller::redis_cluster::tests::scaling_down_removes_the_highest_replicas_and_reports_readiness",
+        ],
+    );
+}
+
+#[test]
+fn tenant_is_cluster_scoped_and_owns_namespaced_objects() {
+    let s = scaffold("tenant", "tenant-operator");
+    let crd = s.read("config/crd/bases/tenancy.example.com_tenants.yaml");
+    assert!(crd.contains("\n  scope: Cluster\n"), "{crd}");
+    let role = s.read("config/rbac/role.yaml");
+    for rule in [
+        "- apiGroups:\n  - \"\"\n  resources:\n  - resourcequotas\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
+        "- apiGroups:\n  - rbac.authorization.k8s.io\n  resourceNames:\n  - admin\n  resources:\n  - clusterroles\n  verbs:\n  - bind\n",
+        "- apiGroups:\n  - rbac.authorization.k8s.io\n  resources:\n  - rolebindings\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
+    ] {
+        assert!(role.contains(rule), "{rule} not in\n{role}");
+    }
+    s.build_test_lint(
+        &[],
+        &[
+            "controller::tenant::tests::every_namespace_gets_an_owned_quota_and_admin_binding",
+            "controller::tenant::tests::a_provisioned_tenant_is_not_written_again_and_drift_is_repaired",
+            "controller::tenant::tests::a_namespace_the_tenant_gives_up_is_cleared",
+            "controller::tenant::tests::cleanup_deletes_everything_once",
+        ],
+    );
+}
+
+#[test]
+fn phase_state_machine_reports_phases_as_conditions() {
+    let s = scaffold("phase", "task-operator");
+    let crd = s.read("config/crd/bases/ops.example.com_tasks.yaml");
+    assert!(
+        crd.contains("              phase:\n                default: Pending\n                description: The phase of the Task.\n                enum:\n                - Pending\n                - Running\n                - Succeeded\n                - Failed\n                type: string\n"),
+        "{crd}"
+    );
+    s.build_test_lint(
+        &[],
+        &[
+            "controller::task::tests::the_state_machine_moves_forward_only",
+            "controller::task::tests::pending_then_running_then_failed_and_it_stays_failed",
+            "controller::task::tests::a_pod_lost_while_running_fails_the_task",
+            "controller::task::tests::a_successful_command_completes_the_task",
+        ],
+    );
+}

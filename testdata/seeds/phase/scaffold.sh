@@ -1,0 +1,16 @@
+#!/bin/sh
+# Task: a status state machine. A Task runs its command once in a Pod; its status.phase
+# moves Pending -> Running -> Succeeded or Failed, and never back, and each phase is also
+# reported as conditions (Started, Complete, Failed) with a human message.
+#
+# Run it in an empty folder with `rop` on PATH: sh path/to/scaffold.sh
+set -eu
+seed=$(cd "$(dirname "$0")" && pwd)
+rop init --domain example.com --repo github.com/example/task-operator
+rop create api --group ops --version v1 --kind Task
+# The user's code: the types, the reconciler and a sample.
+cp -R "$seed/files/." .
+# ... and the Phase type, exported next to the kind's types.
+sed 's/pub use task::{Task, TaskSpec, TaskStatus};/pub use task::{Phase, Task, TaskSpec, TaskStatus};/' \
+    api/src/v1/mod.rs > api/src/v1/mod.rs.new
+mv api/src/v1/mod.rs.new api/src/v1/mod.rs

@@ -1,0 +1,85 @@
+//! The `Tenant` kind, version `v1` of `tenancy.example.com`: a team's share of the cluster.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use rop::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// TenantSpec defines the desired state of Tenant.
+// clippy reads the repeated keys of `owns(...)` (`version = "v1"`) as duplicated attributes;
+// they describe different kinds.
+#[allow(clippy::duplicated_attributes)]
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[rop(
+    group = "tenancy.example.com",
+    version = "v1",
+    kind = "Tenant",
+    plural = "tenants"
+)]
+#[rop(
+    namespaced = false,
+    storage,
+    status = "TenantStatus",
+    derive = "Default",
+    derive = "PartialEq"
+)]
+// What the controller creates for each Tenant: the watches and the RBAC come from these lines.
+#[rop(owns(group = "", version = "v1", kind = "ResourceQuota"))]
+#[rop(owns(
+    group = "rbac.authorization.k8s.io",
+    version = "v1",
+    kind = "RoleBinding"
+))]
+// Binding a role needs the permissions it grants, or `bind` on that role.
+#[rop(rbac(groups = ["rbac.authorization.k8s.io"], resources = ["clusterroles"], resource_names = ["admin"], verbs = ["bind"]))]
+#[serde(rename_all = "camelCase")]
+pub struct TenantSpec {
+    /// The namespaces of the tenant (created by the platform team; the tenant gets a quota and
+    /// its admins in each).
+    #[schemars(length(min = 1, max = 32))]
+    pub namespaces: Vec<String>,
+    /// Users who administer the tenant's namespaces.
+    #[serde(default)]
+    pub admins: Vec<String>,
+    /// The resources each of the tenant's namespaces may use at most.
+    #[serde(default)]
+    pub quota: Quota,
+}
+
+/// Hard limits of a tenant's namespace.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Quota {
+    /// CPU requests, in cores (a Kubernetes quantity, e.g. `8` or `500m`).
+    #[schemars(regex(pattern = r"^[0-9]+(\.[0-9]+)?m?$"))]
+    pub cpu: String,
+    /// Memory requests (a Kubernetes quantity, e.g. `16Gi`).
+    #[schemars(regex(pattern = r"^[0-9]+(Ki|Mi|Gi|Ti)?$"))]
+    pub memory: String,
+    /// Number of Pods.
+    #[schemars(range(min = 0, max = 10000))]
+    pub pods: i32,
+}
+
+impl Default for Quota {
+    fn default() -> Self {
+        Self {
+            cpu: "4".into(),
+            memory: "8Gi".into(),
+            pods: 20,
+        }
+    }
+}
+
+/// TenantStatus defines the observed state of Tenant.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TenantStatus {
+    /// Conditions of the Tenant: `Ready` once every namespace has its quota and admins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    pub conditions: Vec<Condition>,
+    /// The `metadata.generation` this status was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
