@@ -128,7 +128,7 @@ fn memcached_deploys_its_image_with_and_without_otel() {
         assert!(role.contains(rule), "{rule} not in\n{role}");
     }
     let crd = s.read("config/crd/bases/cache.example.com_memcacheds.yaml");
-    assert!(crd.contains("              size:\n                description: Number of replicas of the Memcached Deployment.\n                format: int32\n                maximum: 10.0\n                minimum: 1.0\n                type: integer\n"), "{crd}");
+    assert!(crd.contains("              size:\n                description: Number of replicas of the Memcached Deployment.\n                format: int32\n                maximum: 10\n                minimum: 1\n                type: integer\n"), "{crd}");
     // A second kind with `--image` alone: no port, command or user, and still a clean build.
     rop_ok(
         &s.dir,
@@ -159,6 +159,7 @@ fn memcached_deploys_its_image_with_and_without_otel() {
         "controller::memcached::tests::a_conflict_requeues_and_loses_no_write",
         "controller::tests::instrumented_reconciles_in_a_span_naming_the_object_and_counts_it",
         "probes::tests::metrics_serves_the_reconcile_metrics_by_controller_runtime_names",
+        "memcached_is_reconciled_and_cleaned_up",
     ];
     s.build_test_lint(&[], &tests);
     s.build_test_lint(&["otel"], &tests);
@@ -168,7 +169,7 @@ fn memcached_deploys_its_image_with_and_without_otel() {
 fn load_balancer_port_is_enforced_by_the_schema() {
     let s = scaffold("load-balancer", "loadbalancer-operator");
     let crd = s.read("config/crd/bases/network.example.com_loadbalancers.yaml");
-    assert!(crd.contains("              port:\n                description: The port clients connect to.\n                format: int32\n                maximum: 65535.0\n                minimum: 1.0\n                type: integer\n"), "{crd}");
+    assert!(crd.contains("              port:\n                description: The port clients connect to.\n                format: int32\n                maximum: 65535\n                minimum: 1\n                type: integer\n"), "{crd}");
 
     // A sample the schema refuses stops `rop generate`, with the API server's messages.
     let bad = "config/samples/network_v1_loadbalancer_bad.yaml";
@@ -200,7 +201,14 @@ fn load_balancer_port_is_enforced_by_the_schema() {
     std::fs::remove_file(s.dir.join(bad)).unwrap();
     rop_ok(&s.dir, &["generate", "--check"]);
 
-    s.build_test_lint(&[], &["controller::load_balancer::tests::reconcile_adds_finalizer_and_reports_available"]);
+    s.build_test_lint(
+        &[],
+        &[
+            "controller::load_balancer::tests::reconcile_adds_finalizer_and_reports_available",
+            // The scaffolded integration test, on a real API server (see the README).
+            "load_balancer_is_reconciled_and_cleaned_up",
+        ],
+    );
 }
 
 #[test]
@@ -218,6 +226,7 @@ fn redis_cluster_heals_lost_replicas() {
             "controller::redis_cluster::tests::lost_replicas_are_created_again",
             "controller::redis_cluster::tests::a_healthy_cluster_is_not_written_again",
             "controller::redis_cluster::tests::scaling_down_removes_the_highest_replicas_and_reports_readiness",
+            "replicas_are_created_and_a_lost_one_comes_back",
         ],
     );
 }
@@ -242,6 +251,7 @@ fn tenant_is_cluster_scoped_and_owns_namespaced_objects() {
             "controller::tenant::tests::a_provisioned_tenant_is_not_written_again_and_drift_is_repaired",
             "controller::tenant::tests::a_namespace_the_tenant_gives_up_is_cleared",
             "controller::tenant::tests::cleanup_deletes_everything_once",
+            "a_tenant_provisions_its_namespaces_and_cleans_up",
         ],
     );
 }
@@ -261,6 +271,7 @@ fn phase_state_machine_reports_phases_as_conditions() {
             "controller::task::tests::pending_then_running_then_failed_and_it_stays_failed",
             "controller::task::tests::a_pod_lost_while_running_fails_the_task",
             "controller::task::tests::a_successful_command_completes_the_task",
+            "a_task_follows_its_pod_from_pending_to_succeeded",
         ],
     );
 }

@@ -214,7 +214,7 @@ mod tests {
             assert_eq!(run_rule(rule(holds, props.clone()), value.clone()), vec![], "{holds}");
         }
         let failed = run_rule(rule("self.a__dash__b > 2", props.clone()), value.clone());
-        assert_eq!(failed, vec![("sample.cel", "Invalid value: \"object\": failed rule: self.a__dash__b > 2".into())]);
+        assert_eq!(failed, vec![("sample.cel", "Invalid value: failed rule: self.a__dash__b > 2".into())]);
         let unevaluated = run_rule(rule("quantity(self.name).isInteger()", props), value);
         assert_eq!(unevaluated[0].0, "sample.cel-unevaluated");
     }
