@@ -9,7 +9,7 @@ dir="${1:-$(mktemp -d)/memcached-operator}"
 
 echo "==> building rop"
 cargo build --quiet --release --manifest-path "$repo/Cargo.toml" --bin rop
-rop="$repo/target/release/rop"
+rop="${CARGO_TARGET_DIR:-$repo/target}/release/rop"
 # Generated projects share one build folder with rop's end-to-end test, so kube and its
 # dependencies compile once.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target/e2e-projects}"

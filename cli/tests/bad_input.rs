@@ -435,6 +435,72 @@ fn cases() -> Vec<Case> {
             message: "Deployment is a built-in kind: the API server converts its versions itself; --conversion is for kinds of this project",
         },
         Case {
+            args: &["create", "webhook", "--group", "apps", "--version", "v1", "--kind", "Deployment", "--conversion"],
+            setup: Project,
+            code: 1,
+            message: "Deployment is a built-in kind: the API server converts its versions itself; --conversion is for kinds of this project",
+        },
+        Case {
+            args: webhook(&["--defaulting", "--defaulting-path", "/Mutate_Memcached"]),
+            setup: Project,
+            code: 1,
+            message: "--defaulting-path \"/Mutate_Memcached\": each segment of a webhook path must be lower-case letters, digits, '-' and '.', as the API server requires, e.g. /mutate-memcached",
+        },
+        Case {
+            args: &[
+                "create",
+                "webhook",
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Memcached",
+                "--conversion",
+                "--spoke",
+                "v1alpha1",
+            ],
+            setup: Edited(|d| {
+                rop_ok(
+                    d,
+                    &[
+                        "create",
+                        "api",
+                        "--group",
+                        "cache",
+                        "--version",
+                        "v1",
+                        "--kind",
+                        "Memcached",
+                        "--controller=false",
+                    ],
+                );
+            }),
+            code: 1,
+            message: "v1 is not the storage version of Memcached, v1alpha1 is (its #[rop(...)] says `storage`): the hub of a conversion is the storage version; pass --version v1alpha1 and the others as --spoke, or move `storage` to v1 first",
+        },
+        Case {
+            args: webhook(&["--conversion"]),
+            setup: Edited(|d| {
+                rop_ok(
+                    d,
+                    &[
+                        "create",
+                        "api",
+                        "--group",
+                        "cache",
+                        "--version",
+                        "v1",
+                        "--kind",
+                        "Memcached",
+                        "--controller=false",
+                    ],
+                );
+            }),
+            code: 1,
+            message: "--conversion needs --spoke with the other versions of Memcached: --spoke v1",
+        },
+        Case {
             args: &[
                 "create",
                 "webhook",
@@ -454,7 +520,7 @@ fn cases() -> Vec<Case> {
             args: webhook(&["--defaulting"]),
             setup: Edited(with_defaulting),
             code: 1,
-            message: "cache/v1alpha1 Memcached already has a defaulting webhook: pass --force with --defaulting to scaffold it again (its edits are lost)",
+            message: "cache/v1alpha1 Memcached already has a defaulting webhook: pass --force with --defaulting to scaffold that one again (its edits are lost; other webhook types keep theirs)",
         },
         Case {
             args: webhook(&["--spoke", "v1"]),
@@ -466,7 +532,7 @@ fn cases() -> Vec<Case> {
             args: webhook(&["--conversion"]),
             setup: Project,
             code: 1,
-            message: "--conversion needs --spoke with the other versions of Memcached, e.g. --spoke v1alpha1",
+            message: "--conversion needs --spoke with the other versions of Memcached, and it has none yet: add one with `rop create api --group cache --version <version> --kind Memcached --controller=false`",
         },
         Case {
             args: webhook(&["--conversion", "--spoke", "v2"]),

@@ -74,13 +74,27 @@ fn edited_code_is_not_thrown_away_without_force() {
 
     assert_eq!(
         error(&run(&dir, "delete", &["--defaulting"])),
-        "error: src/webhook/memcached_v1.rs was edited where rop wrote `pub struct MemcachedDefaulter;`: remove that code yourself, or pass --force to delete the kind's whole webhook module"
+        "error: src/webhook/memcached_v1.rs was edited where rop wrote `pub struct MemcachedDefaulter;`: remove that code yourself, or pass --force to leave it there and remove the rest"
     );
     assert_eq!(
         error(&run(&dir, "delete", &[])),
         "error: refusing to delete src/webhook/memcached_v1.rs (edited since rop wrote it): pass --force to delete it anyway, losing its edits"
     );
     assert_eq!(tree(&dir), edited);
+
+    // --force for the edited type alone: its code stays (unregistered), the rest goes.
+    let out = run(&dir, "delete", &["--defaulting", "--force"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "warning: src/webhook/memcached_v1.rs keeps the code you edited; it is no longer registered: remove it when you no longer need it"
+    );
+    let registrations = std::fs::read_to_string(dir.join("src/webhook/mod.rs")).unwrap();
+    assert!(
+        !registrations.contains("MemcachedDefaulter") && registrations.contains("MemcachedValidator"),
+        "{registrations}"
+    );
+    assert!(std::fs::read_to_string(&module).unwrap().contains("object.spec.size.get_or_insert(1);"));
 
     ok(&dir, "delete", &["--force"]);
     assert!(!module.exists());

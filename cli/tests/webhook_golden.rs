@@ -130,3 +130,33 @@ fn built_in_kinds() {
     );
     assert_golden_tree("create-webhook-builtin", &changes(&before, &tree(&dir)));
 }
+
+#[test]
+fn a_new_spoke_joins_the_conversion_and_force_keeps_the_other_types_code() {
+    let (_tmp, dir) = project();
+    webhook(&dir, &["--defaulting", "--conversion", "--spoke", "v1beta1"]);
+    let module = dir.join("src/webhook/memcached_v1.rs");
+    let mine = std::fs::read_to_string(&module)
+        .unwrap()
+        .replace("Ok(())\n", "object.spec.size.get_or_insert(1);\n        Ok(())\n");
+    std::fs::write(&module, &mine).unwrap();
+
+    // A version added later joins the conversion without --force.
+    rop_ok(
+        &dir,
+        &["create", "api", "--group", "cache", "--version", "v2", "--kind", "Memcached", "--controller=false"],
+    );
+    webhook(&dir, &["--conversion", "--spoke", "v2"]);
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(project.contains("    spoke:\n    - v1beta1\n    - v2\n"), "{project}");
+    let registrations = std::fs::read_to_string(dir.join("src/webhook/mod.rs")).unwrap();
+    assert!(registrations.contains("memcached_operator_api::v2::Memcached"), "{registrations}");
+    assert!(dir.join("api/src/v2/memcached_conversion.rs").is_file());
+
+    // --force for another type re-scaffolds that type only: the edited defaulter stays.
+    webhook(&dir, &["--programmatic-validation"]);
+    webhook(&dir, &["--programmatic-validation", "--force"]);
+    let module_text = std::fs::read_to_string(&module).unwrap();
+    assert!(module_text.contains("object.spec.size.get_or_insert(1);"), "{module_text}");
+    assert!(module_text.contains("pub struct MemcachedValidator;"), "{module_text}");
+}

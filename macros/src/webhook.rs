@@ -88,8 +88,16 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
             }
             "path" => {
                 let lit = string(&inner)?;
-                if !lit.value().starts_with('/') {
+                let path = lit.value();
+                if !path.starts_with('/') {
                     return Err(syn::Error::new(lit.span(), "webhook path must start with '/'"));
+                }
+                // The API server requires every segment of a webhook path to be a DNS-1123 subdomain.
+                if path != "/" && !path[1..].split('/').all(|segment| fully_qualified(segment).is_none_or(|r| r.starts_with("needs"))) {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        format!("webhook path \"{path}\": each segment must be lower-case letters, digits, '-' and '.', e.g. \"/mutate-memcached\""),
+                    ));
                 }
                 w.path = Some(lit.value());
             }

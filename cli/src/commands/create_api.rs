@@ -206,9 +206,21 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     }
     if args.resource && other_versions && !args.dry_run {
         ui::warning(&format!(
-            "{}/{}.rs starts from the template, not from the kind's other versions: copy the fields over, and keep the versions convertible (a conversion webhook is not scaffolded yet)",
+            "{}/{}.rs starts from the template, not from the kind's other versions: copy the fields over, and keep the versions convertible: {}",
             k.api_dir(),
-            k.snake
+            k.snake,
+            match project.resources.iter().find(|r| {
+                !r.core && r.group == k.group && r.kind == k.kind && r.webhooks.as_ref().is_some_and(|w| w.conversion)
+            }) {
+                Some(hub) => format!(
+                    "add it to the kind's conversion with `rop create webhook --group {} --version {} --kind {} --conversion --spoke {}`",
+                    k.group, hub.version, k.kind, k.version
+                ),
+                None => format!(
+                    "objects convert by field name until you add a conversion webhook (`rop create webhook --group {} --version <storage version> --kind {} --conversion --spoke ...`)",
+                    k.group, k.kind
+                ),
+            }
         ));
     }
     let templates = Templates::load(root)?;

@@ -62,6 +62,22 @@ fn check_path(flag: &str, path: &str) -> anyhow::Result<()> {
     if !path.starts_with('/') || path.chars().any(|c| c.is_whitespace() || c == '"' || c == '\\') {
         bail!("{flag} \"{path}\" is not a URL path: start it with '/' and leave out spaces and quotes");
     }
+    // The API server takes a webhook path whose segments are DNS-1123 subdomains.
+    let segment_ok = |s: &str| {
+        !s.is_empty()
+            && s.len() <= 253
+            && s.split('.').all(|l| {
+                !l.is_empty()
+                    && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+            })
+    };
+    if path != "/" && !path[1..].split('/').all(segment_ok) {
+        bail!(
+            "{flag} \"{path}\": each segment of a webhook path must be lower-case letters, digits, '-' and '.', as the API server requires, e.g. /mutate-memcached"
+        );
+    }
     if path == "/convert" {
         bail!("{flag} \"/convert\" is the conversion webhook's path: choose another");
     }
@@ -69,15 +85,35 @@ fn check_path(flag: &str, path: &str) -> anyhow::Result<()> {
 }
 
 /// The webhook types the kind version has after this command, checked against what it has.
-fn check(project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(Resource, Webhooks, Webhooks)> {
+fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(Resource, Webhooks, Webhooks)> {
     if !args.spoke.is_empty() && !args.conversion {
         bail!("--spoke names the versions of a conversion webhook: add --conversion, or drop --spoke");
     }
     if !args.defaulting && !args.programmatic_validation && !args.conversion {
         bail!("rop create webhook needs at least one of --defaulting, --programmatic-validation and --conversion");
     }
+    if args.conversion && builtin::find(&args.group, &args.version, &args.kind).is_some() {
+        bail!(
+            "{} is a built-in kind: the API server converts its versions itself; --conversion is for kinds of this project",
+            args.kind
+        );
+    }
     if args.conversion && args.spoke.is_empty() {
-        bail!("--conversion needs --spoke with the other versions of {}, e.g. --spoke v1alpha1", args.kind);
+        let others: Vec<&str> = project
+            .resources
+            .iter()
+            .filter(|r| !r.core && r.group == args.group && r.kind == args.kind && r.version != args.version)
+            .map(|r| r.version.as_str())
+            .collect();
+        if others.is_empty() {
+            bail!(
+                "--conversion needs --spoke with the other versions of {}, and it has none yet: add one with `rop create api --group {} --version <version> --kind {} --controller=false`",
+                args.kind,
+                args.group,
+                args.kind
+            );
+        }
+        bail!("--conversion needs --spoke with the other versions of {}: --spoke {}", args.kind, others.join(","));
     }
     match (&args.defaulting_path, args.defaulting) {
         (Some(_), false) => bail!("--defaulting-path is for a defaulting webhook: add --defaulting, or drop it"),
@@ -131,19 +167,24 @@ fn check(project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(Resourc
         }
     };
     let old = resource.webhooks.clone().unwrap_or_default();
+    // New spokes join an existing conversion without --force; naming a spoke it has is a rerun.
+    let only_new_spokes = args.conversion && args.spoke.iter().all(|s| !old.spoke.contains(s));
     for (asked, has, which, flag) in [
         (args.defaulting, old.defaulting, "defaulting", "--defaulting"),
         (args.programmatic_validation, old.validation, "validating", "--programmatic-validation"),
-        (args.conversion, old.conversion, "conversion", "--conversion"),
+        (args.conversion && !only_new_spokes, old.conversion, "conversion", "--conversion"),
     ] {
         if asked && has && !args.force {
             bail!(
-                "{}/{} {} already has a {which} webhook: pass --force with {flag} to scaffold it again (its edits are lost)",
+                "{}/{} {} already has a {which} webhook: pass --force with {flag} to scaffold that one again (its edits are lost; other webhook types keep theirs)",
                 args.group,
                 args.version,
                 args.kind
             );
         }
+    }
+    if args.conversion && !resource.core {
+        check_hub_is_storage(root, project, &resource, &args.spoke)?;
     }
     for spoke in &args.spoke {
         names::check_version(spoke)?;
@@ -198,6 +239,45 @@ fn check(project: &Project, args: &CreateWebhookArgs) -> anyhow::Result<(Resourc
         all.validation_path = new.validation_path.clone();
     }
     Ok((resource, new, all))
+}
+
+/// Whether the types file of `r` (under `root`) marks its version `storage` in a `#[rop(...)]`.
+fn marked_storage(root: &Path, project: &Project, r: &Resource) -> Option<bool> {
+    let k = KindNames::of(project, r);
+    let text = std::fs::read_to_string(root.join(format!("{}/{}.rs", k.api_dir(), k.snake))).ok()?;
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("#[rop(") {
+        let attribute = &rest[at..];
+        let end = attribute.find(")]").unwrap_or(attribute.len());
+        if attribute[..end].split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|w| w == "storage") {
+            return Some(true);
+        }
+        rest = &attribute[end..];
+    }
+    Some(false)
+}
+
+/// Refuses a hub that is not the kind's storage version (the conversion webhook converts
+/// through the version the API server stores) when one of the spokes is.
+fn check_hub_is_storage(root: &Path, project: &Project, hub: &Resource, spokes: &[String]) -> anyhow::Result<()> {
+    if marked_storage(root, project, hub) != Some(false) {
+        return Ok(());
+    }
+    let storage = spokes
+        .iter()
+        .filter_map(|v| project.find(&hub.group, v, &hub.kind))
+        .find(|r| marked_storage(root, project, r) == Some(true));
+    if let Some(storage) = storage {
+        bail!(
+            "{} is not the storage version of {}, {} is (its #[rop(...)] says `storage`): the hub of a conversion is the storage version; pass --version {} and the others as --spoke, or move `storage` to {} first",
+            hub.version,
+            hub.kind,
+            storage.version,
+            storage.version,
+            hub.version
+        );
+    }
+    Ok(())
 }
 
 /// `text` (a kind's types file) with `attributes` just above the `anchor` line (`pub struct
@@ -274,7 +354,7 @@ pub fn apply(
 pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     let mut project = Project::load(root)?;
     project.check_tree(root)?;
-    let (resource, new, all) = check(&project, args)?;
+    let (resource, new, all) = check(root, &project, args)?;
     if resource.core && project.find_core(&resource.group, &resource.version, &resource.kind).is_none() {
         project.resources.push(resource.clone());
     }
@@ -299,7 +379,8 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
     let had_module = resource.webhooks.as_ref();
     let had_module = had_module.is_some_and(|w| w.defaulting || w.validation);
-    let fresh_module = args.force || !had_module || !root.join(&module_file).is_file();
+    // --force re-scaffolds the named types' fragments, never the others' code in the module.
+    let fresh_module = !had_module || !root.join(&module_file).is_file();
     let (admission, spokes) = if fresh_module { (&all, &all.spoke) } else { (&new, &new.spoke) };
     let described = Webhooks {
         defaulting: admission.defaulting,

@@ -170,6 +170,7 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
         }
     }
     let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
+    let mut kept: Vec<String> = Vec::new();
     for i in &scaffold.inserts {
         if needed.contains(&(i.path.clone(), i.fragment.clone())) {
             continue;
@@ -181,8 +182,13 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
             continue;
         }
         if removed == current && i.path.ends_with(".rs") && !i.fragment.trim().is_empty() {
+            if args.force {
+                // The code was edited: it stays, unregistered, for the user to remove or reuse.
+                kept.push(i.path.clone());
+                continue;
+            }
             bail!(
-                "{} was edited where rop wrote `{}`: remove that code yourself, or pass --force to delete the kind's whole webhook module",
+                "{} was edited where rop wrote `{}`: remove that code yourself, or pass --force to leave it there and remove the rest",
                 i.path,
                 i.fragment
                     .lines()
@@ -215,6 +221,16 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     };
     let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
     ui::info(&plan::summary(&changed));
-    ui::info("Next: run `make manifests` to update config/webhook/manifests.yaml");
+    kept.dedup();
+    for path in &kept {
+        ui::warning(&format!(
+            "{path} keeps the code you edited; it is no longer registered: remove it when you no longer need it"
+        ));
+    }
+    if any_admission {
+        ui::info("Next: run `make manifests` to update config/webhook/manifests.yaml");
+    } else {
+        ui::info("Next: run `make manifests` to update the manifests");
+    }
     Ok(())
 }

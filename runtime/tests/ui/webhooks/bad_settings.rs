@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 #[rop(webhook(mutating, namespace_selector = "env in prod"))]
 #[rop(webhook(mutating, side_effects = "Some"))]
 #[rop(webhook(path = "/x"))]
+#[rop(webhook(validating, path = "/Validate_Cache"))]
 pub struct CacheSpec {}
 
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]

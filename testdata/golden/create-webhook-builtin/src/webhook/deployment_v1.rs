@@ -16,8 +16,8 @@ impl rop::webhook::Defaulter for DeploymentDefaulter {
 
     async fn default(&self, object: &mut Deployment) -> Result<(), rop::webhook::Denied> {
         tracing::debug!(name = ?object.metadata.name, "defaulting Deployment");
-        // TODO(user): set the defaults of fields the user left out, for example
-        // `object.spec.size.get_or_insert(1);`. The server sends the API server the patch.
+        // TODO(user): set the defaults of fields the user left out, for example a label. The
+        // server sends the API server the patch.
         Ok(())
     }
 }
