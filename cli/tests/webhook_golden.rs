@@ -7,9 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use std::collections::BTreeMap;
-
-use common::{assert_golden_tree, rop_ok, tree};
+use common::{assert_golden_tree, changes, rop_ok, tree};
 
 const KIND: [&str; 6] = ["--group", "cache", "--version", "v1", "--kind", "Memcached"];
 
@@ -36,17 +34,6 @@ fn project() -> (tempfile::TempDir, std::path::PathBuf) {
         &["create", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--controller=false"],
     );
     (tmp, dir)
-}
-
-/// The files of `after` that are new or different from `before`; none may have gone.
-fn changes(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> BTreeMap<String, String> {
-    let gone: Vec<&String> = before.keys().filter(|path| !after.contains_key(*path)).collect();
-    assert!(gone.is_empty(), "create webhook removed {gone:?}");
-    after
-        .iter()
-        .filter(|(path, content)| before.get(*path) != Some(content))
-        .map(|(p, c)| (p.clone(), c.clone()))
-        .collect()
 }
 
 fn webhook(dir: &Path, flags: &[&str]) -> String {

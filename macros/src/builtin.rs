@@ -125,15 +125,13 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             push(syn::Error::new(lit.span(), format!("{what} \"{}\" {reason}", lit.value())), &mut errors);
         }
     }
-    // Built-in groups such as "apps" and "batch" have no dot; a dotted one gets the full check.
+    // Built-in groups such as "apps" and "batch" need no dot, unlike a custom kind's.
     if let Some(lit) = &group
         && !lit.value().is_empty()
-        && let Some(reason) = names::check_group(&format!("{}.k8s.io", lit.value()))
+        && !names::is_dns_subdomain(&lit.value())
     {
-        push(
-            syn::Error::new(lit.span(), format!("group \"{}\" {reason} (the core group is \"\")", lit.value())),
-            &mut errors,
-        );
+        let message = format!("group \"{}\" is not a DNS-1123 subdomain (the core group is \"\")", lit.value());
+        push(syn::Error::new(lit.span(), message), &mut errors);
     }
     if let Some(e) = errors {
         return Err(e);

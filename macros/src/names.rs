@@ -2,8 +2,9 @@
 //! Sources: DNS-1123 subdomain (API group), DNS-1035 label (version), Kubernetes API
 //! conventions (kinds are UpperCamelCase; plurals and singulars are lower-case).
 
-/// `Some(reason)` when `group` is not a DNS-1123 subdomain with at least one dot.
-pub fn check_group(group: &str) -> Option<&'static str> {
+/// Whether `name` is a DNS-1123 subdomain: dot-separated labels of lower-case letters, digits
+/// and '-' (not at either end), at most 63 characters each, 253 in all.
+pub fn is_dns_subdomain(name: &str) -> bool {
     let label_ok = |l: &str| {
         !l.is_empty()
             && l.len() <= 63
@@ -11,7 +12,12 @@ pub fn check_group(group: &str) -> Option<&'static str> {
             && !l.starts_with('-')
             && !l.ends_with('-')
     };
-    if group.len() > 253 || !group.split('.').all(label_ok) {
+    name.len() <= 253 && name.split('.').all(label_ok)
+}
+
+/// `Some(reason)` when `group` is not a DNS-1123 subdomain with at least one dot.
+pub fn check_group(group: &str) -> Option<&'static str> {
+    if !is_dns_subdomain(group) {
         Some("must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', e.g. \"cache.example.com\"")
     } else if !group.contains('.') {
         Some("must contain a dot: write the full group with its domain, e.g. \"cache.example.com\"")

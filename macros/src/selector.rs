@@ -107,14 +107,7 @@ fn label_name(name: &str) -> bool {
 
 fn label_key(key: &str) -> bool {
     match key.split_once('/') {
-        Some((prefix, name)) => {
-            !prefix.is_empty()
-                && prefix.len() <= 253
-                && prefix.split('.').all(|l| {
-                    !l.is_empty() && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                })
-                && label_name(name)
-        }
+        Some((prefix, name)) => crate::names::is_dns_subdomain(prefix) && label_name(name),
         None => label_name(key),
     }
 }

@@ -5,6 +5,7 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitInt, LitStr};
 
+use crate::names;
 use crate::selector::{self, Selector};
 
 /// One parsed `webhook(...)`, before the kind's defaults are known.
@@ -93,7 +94,7 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
                     return Err(syn::Error::new(lit.span(), "webhook path must start with '/'"));
                 }
                 // The API server requires every segment of a webhook path to be a DNS-1123 subdomain.
-                if path != "/" && !path[1..].split('/').all(|segment| fully_qualified(segment).is_none_or(|r| r.starts_with("needs"))) {
+                if path != "/" && !path[1..].split('/').all(names::is_dns_subdomain) {
                     return Err(syn::Error::new(
                         lit.span(),
                         format!("webhook path \"{path}\": each segment must be lower-case letters, digits, '-' and '.', e.g. \"/mutate-memcached\""),
@@ -184,17 +185,9 @@ fn list(meta: &ParseNestedMeta) -> syn::Result<(Vec<String>, Span)> {
 /// Why `name` is not a fully qualified name (a DNS-1123 subdomain of at least three labels, as
 /// the API server requires of webhook names), or `None`.
 fn fully_qualified(name: &str) -> Option<&'static str> {
-    let labels: Vec<&str> = name.split('.').collect();
-    let label_ok = |l: &&str| {
-        !l.is_empty()
-            && l.len() <= 63
-            && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    if name.len() > 253 || !labels.iter().all(label_ok) {
+    if !names::is_dns_subdomain(name) {
         Some("is not a DNS subdomain: lower-case letters, digits, '-' and '.'")
-    } else if labels.len() < 3 {
+    } else if name.split('.').count() < 3 {
         Some("needs at least three dot-separated parts, e.g. \"mmemcached-v1.cache.example.com\"")
     } else {
         None

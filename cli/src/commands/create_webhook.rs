@@ -63,17 +63,7 @@ fn check_path(flag: &str, path: &str) -> anyhow::Result<()> {
         bail!("{flag} \"{path}\" is not a URL path: start it with '/' and leave out spaces and quotes");
     }
     // The API server takes a webhook path whose segments are DNS-1123 subdomains.
-    let segment_ok = |s: &str| {
-        !s.is_empty()
-            && s.len() <= 253
-            && s.split('.').all(|l| {
-                !l.is_empty()
-                    && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                    && !l.starts_with('-')
-                    && !l.ends_with('-')
-            })
-    };
-    if path != "/" && !path[1..].split('/').all(segment_ok) {
+    if path != "/" && !path[1..].split('/').all(rop::verify::dns::is_dns1123_subdomain) {
         bail!(
             "{flag} \"{path}\": each segment of a webhook path must be lower-case letters, digits, '-' and '.', as the API server requires, e.g. /mutate-memcached"
         );

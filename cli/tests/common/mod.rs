@@ -53,6 +53,18 @@ fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
     }
 }
 
+/// The files of `after` that are new or different from `before`, for golden trees of what a
+/// command changes; panics if a file of `before` is gone.
+pub fn changes(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let gone: Vec<&String> = before.keys().filter(|path| !after.contains_key(*path)).collect();
+    assert!(gone.is_empty(), "the command removed {gone:?}");
+    after
+        .iter()
+        .filter(|(path, content)| before.get(*path) != Some(content))
+        .map(|(p, c)| (p.clone(), c.clone()))
+        .collect()
+}
+
 /// The repository's `testdata/` folder.
 pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata")
