@@ -44,7 +44,7 @@
 
 mod manifests;
 
-pub use manifests::{ManifestError, install_crds, object_from_file};
+pub use manifests::{ManifestError, install_crd, install_crds, object_from_file};
 
 use std::ffi::OsString;
 use std::fs::File;

@@ -106,20 +106,25 @@ pub async fn install_crds(client: &kube::Client, dir: &Path) -> Result<Vec<Strin
     if crds.is_empty() {
         return Err(ManifestError::NoCrds { dir: dir.into() });
     }
-    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     for crd in &crds {
-        let name = crd.metadata.name.clone().unwrap_or_default();
-        api.create(&PostParams::default(), crd).await.map_err(|source| ManifestError::Server {
-            what: format!("creating CRD {name}"),
-            source: Box::new(source),
-        })?;
-    }
-    for crd in &crds {
-        wait_served(client, &api, crd).await?;
+        install_crd(client, crd).await?;
     }
     let mut names: Vec<String> = crds.into_iter().filter_map(|c| c.metadata.name).collect();
     names.sort();
     Ok(names)
+}
+
+/// Creates `crd` and waits until it is Established and its resource answers a list.
+///
+/// # Errors
+/// The server refuses the CRD, or does not serve it within 30 s.
+pub async fn install_crd(client: &kube::Client, crd: &CustomResourceDefinition) -> Result<(), ManifestError> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let name = crd.metadata.name.clone().unwrap_or_default();
+    api.create(&PostParams::default(), crd)
+        .await
+        .map_err(|source| ManifestError::Server { what: format!("creating CRD {name}"), source: Box::new(source) })?;
+    wait_served(client, &api, crd).await
 }
 
 /// Waits until `crd` is Established and a list of its storage version succeeds (Established

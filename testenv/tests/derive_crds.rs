@@ -35,19 +35,6 @@ fn all_crds() -> Vec<CustomResourceDefinition> {
     crds
 }
 
-async fn wait_established(api: &Api<CustomResourceDefinition>, name: &str) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let crd = api.get(name).await.unwrap();
-        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
-        if conditions.iter().any(|c| c.type_ == "Established" && c.status == "True") {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{name} not Established after 60s: {conditions:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Creates `obj` (retrying while its resource is not served yet) and returns the server's
 /// answer, or the server's refusal.
 async fn create<K>(api: &Api<K>, obj: &K) -> Result<K, kube::Error>
@@ -187,13 +174,7 @@ fn derived_crds_are_accepted_and_stored_unchanged() {
         let api: Api<CustomResourceDefinition> = Api::all(client.clone());
         for crd in &crds {
             let name = crd.metadata.name.clone().unwrap();
-            api.create(&PostParams::default(), crd)
-                .await
-                .unwrap_or_else(|e| panic!("{name}: the server refused it: {e}"));
-        }
-        for crd in &crds {
-            let name = crd.metadata.name.clone().unwrap();
-            wait_established(&api, &name).await;
+            rop_testenv::install_crd(&client, crd).await.unwrap_or_else(|e| panic!("{name}: {e}"));
             let stored = api.get(&name).await.unwrap();
             assert_eq!(stored.spec.versions.len(), crd.spec.versions.len(), "{name}");
             for (stored, generated) in stored.spec.versions.iter().zip(&crd.spec.versions) {

@@ -105,19 +105,6 @@ fn memcached_sample() -> Memcached {
     serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"))
 }
 
-async fn wait_established(api: &Api<CustomResourceDefinition>, name: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let crd = api.get(name).await.unwrap();
-        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
-        if conditions.iter().any(|c| c.type_ == "Established" && c.status == "True") {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{name} not Established after 30s: {conditions:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// Creates `obj`, retrying while the new resource is not served yet (Established comes a
 /// moment before the handler).
 async fn create_when_served<K>(api: &Api<K>, obj: &K) -> K
@@ -221,10 +208,7 @@ fn generated_crds_are_accepted_and_serve_objects() {
         let api: Api<CustomResourceDefinition> = Api::all(client.clone());
         for (path, crd) in &crds {
             let name = crd.metadata.name.clone().unwrap();
-            api.create(&PostParams::default(), crd)
-                .await
-                .unwrap_or_else(|e| panic!("{path}: the server refused it: {e}"));
-            wait_established(&api, &name).await;
+            rop_testenv::install_crd(&client, crd).await.unwrap_or_else(|e| panic!("{path}: {e}"));
             // The server stores what rop generated (nothing pruned or rewritten but defaults).
             let stored = api.get(&name).await.unwrap();
             assert_eq!(stored.spec.names, crd.spec.names, "{path}");

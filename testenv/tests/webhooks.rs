@@ -176,19 +176,6 @@ fn manifests(
     (crd, mutating, validating)
 }
 
-async fn wait_established(api: &Api<CustomResourceDefinition>, name: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let crd = api.get(name).await.unwrap();
-        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
-        if conditions.iter().any(|c| c.type_ == "Established" && c.status == "True") {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{name} not Established after 30s: {conditions:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[test]
 fn the_api_server_calls_the_webhooks() {
     let Some(env) = TestEnv::start_or_skip() else { return };
@@ -214,9 +201,7 @@ fn the_api_server_calls_the_webhooks() {
                 .await
         });
 
-        let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-        crds.create(&PostParams::default(), &crd).await.unwrap();
-        wait_established(&crds, "caches.hooks.example.com").await;
+        rop_testenv::install_crd(&client, &crd).await.unwrap();
         Api::<MutatingWebhookConfiguration>::all(client.clone())
             .create(&PostParams::default(), &mutating)
             .await

@@ -162,9 +162,10 @@ impl Server {
     }
 
     fn route(mut self, path: &str, handler: Handler) -> Result<Server, SetupError> {
-        if self.handlers.insert(path.to_string(), handler).is_some() || path == CONVERSION_PATH {
+        if path == CONVERSION_PATH || self.handlers.contains_key(path) {
             return Err(SetupError::SamePath { path: path.into() });
         }
+        self.handlers.insert(path.to_string(), handler);
         Ok(self)
     }
 
