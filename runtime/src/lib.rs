@@ -11,14 +11,25 @@
 //!   assembly of the files `rop generate` writes under `config/`;
 //! - [`webhook_configuration`]: `config/webhook/manifests.yaml` from the kinds' webhooks;
 //! - [`conversion`]: hub-and-spoke conversion between the versions of a kind;
+//! - [`conditions`]: status conditions with apimachinery's `meta.SetStatusCondition` semantics;
+//! - with the `controller` feature: `controller`, a kind's controller from the project's
+//!   `Reconciler` on kube-runtime (finalizer, server-side apply, status, Events, metrics,
+//!   backoff);
+//! - with the `manager` feature (a generated manager turns it on): `manager`, the manager's
+//!   flags, probes, `/metrics`, leader election, logging and shutdown, and the webhook server;
 //! - with the `webhook` feature (a generated manager turns it on): [`webhook`], the HTTPS
 //!   server for defaulting, validating and conversion webhooks;
 //! - with the `verify` feature (the `rop` CLI turns it on; generated projects do not compile
 //!   it): `verify`, the API server's CRD rules, and `samples`, custom objects checked against
 //!   their CRD.
 
+pub mod conditions;
+#[cfg(feature = "controller")]
+pub mod controller;
 pub mod conversion;
 pub mod crd;
+#[cfg(feature = "manager")]
+pub mod manager;
 pub mod manifests;
 pub mod rbac;
 mod resource;

@@ -43,8 +43,10 @@
 #![warn(missing_docs)]
 
 mod manifests;
+mod wait;
 
 pub use manifests::{ManifestError, install_crd, install_crds, object_from_file};
+pub use wait::{WAIT, wait_for, wait_until, wait_until_gone};
 
 use std::ffi::OsString;
 use std::fs::File;

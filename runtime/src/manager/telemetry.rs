@@ -1,14 +1,16 @@
-{{ header }}//! Logging and tracing setup.
+//! Logging and tracing of the manager.
 //!
-//! Logs go to stderr through `tracing`. Each reconciliation runs in a `reconcile` span with
-//! the controller and the object's name and namespace (see `controller::instrumented`), so
-//! every log line names the object it is about.
+//! Logs go to stdout through `tracing`, at the levels `RUST_LOG` sets per module (default
+//! `info`), with colours only on a terminal and never when `NO_COLOR` is set (pod logs stay
+//! plain). Each reconciliation runs in a `reconcile` span with the controller and the object's
+//! name and namespace, so every log line of it names the object.
 //!
-//! Built with the `otel` feature (`cargo build --features otel`), the spans are also
-//! exported as OpenTelemetry traces over OTLP/HTTP, when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
-//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) names a collector, e.g. `http://otel-collector:4318`.
-//! The exporter reads the other standard `OTEL_*` variables too (`OTEL_SERVICE_NAME`,
-//! `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, ...).
+//! With the `otel` feature the spans are also exported as OpenTelemetry traces over OTLP/HTTP
+//! when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) names a
+//! collector, e.g. `http://otel-collector:4318`. The exporter reads the other standard `OTEL_*`
+//! variables too (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`).
+
+use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
@@ -32,24 +34,28 @@ impl Drop for Telemetry {
     }
 }
 
-/// Installs the global `tracing` subscriber; keep the returned guard until the process ends.
-///
-/// Log levels come from `RUST_LOG` (default `info`), so levels can be set per
-/// module, e.g. `RUST_LOG=info,{{ project_crate }}::controller=debug`.
-pub fn init() -> Telemetry {
+/// Whether log lines get ANSI colours: only on a terminal, and never with `NO_COLOR` set.
+fn colours() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Installs the global `tracing` subscriber for the manager named `service` (the traces'
+/// service name unless `OTEL_SERVICE_NAME` says otherwise). Keep the guard until the process
+/// ends. A subscriber installed before (by a test, say) is kept.
+pub fn init(service: &str) -> Telemetry {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    // TODO(user): switch to `.json()` (tracing-subscriber's "json" feature) for structured logs.
-    let logs = tracing_subscriber::fmt::layer();
+    let logs = tracing_subscriber::fmt::layer().with_ansi(colours());
     let registry = tracing_subscriber::registry().with(filter).with(logs);
     #[cfg(feature = "otel")]
     {
-        let (traces, provider) = otel::layer();
-        registry.with(traces).init();
+        let (traces, provider) = otel::layer(service);
+        let _ = registry.with(traces).try_init();
         Telemetry { provider }
     }
     #[cfg(not(feature = "otel"))]
     {
-        registry.init();
+        let _ = service;
+        let _ = registry.try_init();
         Telemetry {}
     }
 }
@@ -64,12 +70,12 @@ mod otel {
     use tracing_subscriber::registry::LookupSpan;
 
     /// The variables that name a collector; without one nothing is exported (the SDK's
-    /// convention: tracing is opt-in per deployment, not per build).
+    /// convention: tracing is switched on per deployment, not per build).
     const ENDPOINT_VARIABLES: [&str; 2] = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"];
 
     /// A layer that exports spans over OTLP/HTTP, with its provider (to flush at exit), or
     /// `None` when no collector is configured or the exporter cannot be built.
-    pub fn layer<S>() -> (Option<OpenTelemetryLayer<S, SdkTracer>>, Option<SdkTracerProvider>)
+    pub(super) fn layer<S>(service: &str) -> (Option<OpenTelemetryLayer<S, SdkTracer>>, Option<SdkTracerProvider>)
     where
         S: tracing::Subscriber + for<'span> LookupSpan<'span>,
     {
@@ -86,13 +92,11 @@ mod otel {
         };
         let mut resource = Resource::builder();
         if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
-            resource = resource.with_service_name(env!("CARGO_PKG_NAME"));
+            resource = resource.with_service_name(service.to_string());
         }
-        let provider = SdkTracerProvider::builder()
-            .with_batch_exporter(exporter)
-            .with_resource(resource.build())
-            .build();
-        let tracer = provider.tracer(env!("CARGO_PKG_NAME"));
+        let provider =
+            SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource.build()).build();
+        let tracer = provider.tracer(service.to_string());
         (Some(tracing_opentelemetry::layer().with_tracer(tracer)), Some(provider))
     }
 }

@@ -1,0 +1,138 @@
+//! What a reconciler calls: the client, server-side apply of owned objects, status writes and
+//! Events.
+
+use std::fmt::Debug;
+use std::marker::PhantomData;
+
+use kube::api::{Patch, PatchParams};
+use kube::core::object::HasStatus;
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tracing::{debug, warn};
+
+use super::error::error_chain;
+use super::scope::{self, Kind, KindScope};
+
+/// The controller's handle on the cluster, shared by every pass of one controller.
+///
+/// Writes carry the controller's name: server-side apply uses the field manager
+/// `<controller>-controller` and Events the reporting controller of the same name (as
+/// kubebuilder's `mgr.GetEventRecorderFor("<kind>-controller")`), with the instance from the
+/// `POD_NAME` environment variable.
+#[derive(Clone)]
+pub struct Context<K> {
+    client: Client,
+    controller: String,
+    field_manager: String,
+    recorder: Recorder,
+    kind: PhantomData<fn() -> K>,
+}
+
+impl<K: Kind> Context<K> {
+    /// A context for the controller named `controller` (the lower-cased kind).
+    pub fn new(client: Client, controller: &str) -> Self {
+        let field_manager = format!("{controller}-controller");
+        let reporter = Reporter { controller: field_manager.clone(), instance: std::env::var("POD_NAME").ok() };
+        Self {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            controller: controller.into(),
+            field_manager,
+            kind: PhantomData,
+        }
+    }
+
+    /// The manager's client, for reads and writes the helpers here do not cover.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The controller's name: the lower-cased kind, as in the metrics' `controller` label.
+    pub fn controller(&self) -> &str {
+        &self.controller
+    }
+
+    /// The field manager of the controller's server-side applies, `<controller>-controller`.
+    pub fn field_manager(&self) -> &str {
+        &self.field_manager
+    }
+
+    /// The API for objects of the kind in `object`'s namespace (all of them for a cluster-scoped
+    /// kind).
+    pub fn api(&self, object: &K) -> Api<K> {
+        scope::api(self.client.clone(), object.meta().namespace.as_deref())
+    }
+
+    /// Creates or updates `desired` with server-side apply, as owned by `owner`, and returns it as
+    /// the API server stored it.
+    ///
+    /// `desired` holds only the fields the controller manages (build it from scratch, not from an
+    /// object read back: a `resourceVersion` would make the apply conditional). The runtime adds
+    /// `owner`'s controller owner reference (so the garbage collector deletes it with `owner`, and
+    /// a change to it reconciles `owner` when the kind `owns` it) and, for a namespaced object
+    /// without a namespace, `owner`'s namespace. The apply forces conflicts: fields this
+    /// controller managed and someone else changed are taken back, fields it never set are left
+    /// alone, and an apply that changes nothing is not a write (the resourceVersion stays).
+    ///
+    /// # Errors
+    /// The API server's refusal: an invalid object, no RBAC permission for the kind
+    /// (`#[rop(owns(...))]` gives it), or an object of that name another controller owns.
+    pub async fn apply<D>(&self, owner: &K, mut desired: D) -> Result<D, kube::Error>
+    where
+        D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        if let Some(reference) = owner.controller_owner_ref(&()) {
+            let references = desired.meta_mut().owner_references.get_or_insert_with(Vec::new);
+            if !references.iter().any(|r| r.uid == reference.uid) {
+                references.push(reference);
+            }
+        }
+        if <D::Scope as KindScope>::NAMESPACED && desired.meta().namespace.is_none() {
+            desired.meta_mut().namespace = owner.namespace();
+        }
+        let api: Api<D> = scope::api(self.client.clone(), desired.meta().namespace.as_deref());
+        let params = PatchParams::apply(&self.field_manager).force();
+        api.patch(&desired.name_any(), &params, &Patch::Apply(&desired)).await
+    }
+
+    /// Writes `status` into `object`'s status subresource, unless `object` already reports
+    /// exactly that. Returns whether it wrote.
+    ///
+    /// Build `status` from `object` and what was observed, with conditions set through
+    /// [`crate::conditions::set`] (whose times only move when a condition's status does), so a
+    /// converged object is not written at all.
+    ///
+    /// # Errors
+    /// The API server's refusal (a status its CRD's schema refuses, a deleted object).
+    pub async fn update_status(&self, object: &K, status: <K as HasStatus>::Status) -> Result<bool, kube::Error>
+    where
+        K: HasStatus,
+        <K as HasStatus>::Status: Serialize + PartialEq,
+    {
+        if object.status() == Some(&status) {
+            return Ok(false);
+        }
+        let patch = serde_json::json!({ "status": status });
+        self.api(object).patch_status(&object.name_any(), &PatchParams::default(), &Patch::Merge(&patch)).await?;
+        debug!(controller = %self.controller, name = %object.name_any(), "status updated");
+        Ok(true)
+    }
+
+    /// Records an Event about `object` (`kubectl describe` shows it): `reason` in UpperCamelCase,
+    /// `note` for people. Repeats of the same Event are counted into one series. Best effort:
+    /// an Event the API server refuses is logged, never an error of the pass.
+    pub async fn event(&self, object: &K, type_: EventType, reason: &str, note: impl Into<String>) {
+        let event = Event {
+            type_,
+            reason: reason.into(),
+            note: Some(note.into()),
+            action: "Reconcile".into(),
+            secondary: None,
+        };
+        if let Err(err) = self.recorder.publish(&event, &object.object_ref(&())).await {
+            warn!(controller = %self.controller, name = %object.name_any(), error = error_chain(&err), "cannot record an Event");
+        }
+    }
+}

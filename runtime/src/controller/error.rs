@@ -1,0 +1,101 @@
+//! Why a pass of a controller failed, and how failures are named in logs and metrics.
+
+/// A failed pass: the reconciler's own error, or the runtime's step around it.
+#[derive(Debug, thiserror::Error)]
+pub enum Error<E: std::error::Error + 'static> {
+    /// [`super::Reconciler::reconcile`] failed.
+    #[error("reconcile failed: {0}")]
+    Reconcile(#[source] E),
+    /// [`super::Reconciler::cleanup`] failed; the finalizer stays.
+    #[error("cleanup failed: {0}")]
+    Cleanup(#[source] E),
+    /// Adding or removing the kind's finalizer failed (a conflict with another writer is
+    /// retried at once).
+    #[error("failed to {action} the finalizer {finalizer}")]
+    Finalizer {
+        /// `add` or `remove`.
+        action: &'static str,
+        /// The kind's finalizer, `<group>/finalizer`.
+        finalizer: String,
+        /// The API server's answer.
+        #[source]
+        source: kube::Error,
+    },
+}
+
+/// A short, bounded name for `error`, for the `reason` label of
+/// `controller_runtime_reconcile_errors_total`: the HTTP status of the first `kube::Error` in
+/// its chain (`conflict` 409, `not_found` 404, `forbidden` 403, `invalid` 422, else `api`), or
+/// `reconcile` when no API call failed.
+pub fn error_reason(error: &(dyn std::error::Error + 'static)) -> &'static str {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(error) = error.downcast_ref::<kube::Error>() {
+            return match error {
+                kube::Error::Api(status) => match status.code {
+                    409 => "conflict",
+                    404 => "not_found",
+                    403 => "forbidden",
+                    422 => "invalid",
+                    _ => "api",
+                },
+                _ => "api",
+            };
+        }
+        current = error.source();
+    }
+    "reconcile"
+}
+
+/// Formats `error` with its causes, `outer: cause: root cause`, leaving out a cause whose
+/// message the text already holds (many errors print their source).
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_message = cause.to_string();
+        if !message.contains(&cause_message) {
+            message.push_str(": ");
+            message.push_str(&cause_message);
+        }
+        source = cause.source();
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use kube::core::Status;
+
+    use super::*;
+
+    fn api_error(code: u16) -> kube::Error {
+        kube::Error::Api(Box::new(Status::failure("refused", "Refused").with_code(code)))
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("failed to apply Deployment web")]
+    struct Apply(#[source] kube::Error);
+
+    #[test]
+    fn the_reason_is_the_status_of_the_first_api_error() {
+        assert_eq!(error_reason(&api_error(409)), "conflict");
+        assert_eq!(error_reason(&Apply(api_error(404))), "not_found");
+        assert_eq!(error_reason(&Apply(api_error(403))), "forbidden");
+        assert_eq!(error_reason(&Apply(api_error(422))), "invalid");
+        assert_eq!(error_reason(&Apply(api_error(500))), "api");
+        assert_eq!(error_reason(&std::io::Error::other("disk full")), "reconcile");
+    }
+
+    #[test]
+    fn error_chain_lists_causes_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("outer: {0}")]
+        struct Outer(#[source] std::io::Error);
+        #[derive(Debug, thiserror::Error)]
+        #[error("top")]
+        struct Top(#[source] Outer);
+
+        assert_eq!(error_chain(&Top(Outer(std::io::Error::other("disk full")))), "top: outer: disk full");
+    }
+}

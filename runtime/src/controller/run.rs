@@ -1,0 +1,208 @@
+//! Running a [`Reconciler`] on kube-runtime's `Controller`: the watches, the finalizer, the
+//! span, the metrics and the backoff around each pass.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::StreamExt;
+use kube::api::{ApiResource, DynamicObject};
+use kube::runtime::controller::{self, Action};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Api, Client, Resource, ResourceExt};
+use tracing::{Instrument, debug, info, warn};
+
+use super::backoff::Backoff;
+use super::error::{Error, error_chain, error_reason};
+use super::metrics::Metrics;
+use super::scope::{self, KindScope};
+use super::{Context, EventType, Reconciler, finalizer};
+use crate::CustomResource;
+
+/// How one controller runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Watch only this namespace (a namespace-scoped manager, `WATCH_NAMESPACE`); `None` watches
+    /// every namespace. Cluster-scoped kinds are always watched whole.
+    pub watch_namespace: Option<String>,
+}
+
+/// A running controller's state, shared by its passes.
+struct Shared<R: Reconciler> {
+    reconciler: R,
+    context: Context<R::Kind>,
+    metrics: Metrics,
+    backoff: Backoff<R::Kind>,
+    finalizer: String,
+}
+
+/// Runs the controller of `reconciler` until `shutdown` completes, then lets the passes that
+/// are running finish. The controller's name is the lower-cased kind.
+pub async fn run<R: Reconciler>(
+    reconciler: R,
+    client: Client,
+    metrics: Metrics,
+    options: RunOptions,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let definition = <R::Kind as CustomResource>::DEFINITION;
+    let name = definition.kind.to_lowercase();
+    let namespace = options.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
+    let objects: Api<R::Kind> = scope::api(client.clone(), namespace);
+    // Lists are served from the API server's watch cache, as client-go's reflectors do.
+    let mut controller = controller::Controller::new(objects, watcher::Config::default().any_semantic());
+    for related in definition.owns.iter().chain(definition.watches) {
+        let resource = ApiResource {
+            group: related.group.into(),
+            version: related.version.into(),
+            api_version: related.api_version(),
+            kind: related.kind.into(),
+            plural: related.plural.into(),
+        };
+        let api = match namespace {
+            Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
+            None => Api::<DynamicObject>::all_with(client.clone(), &resource),
+        };
+        let config = watcher::Config::default().any_semantic();
+        controller = if <<R::Kind as Resource>::Scope as KindScope>::NAMESPACED {
+            controller.owns_with(api, resource, config)
+        } else {
+            // kube-runtime's `owns` looks the owner up in its child's namespace, where a
+            // cluster-scoped owner never is: map the owner references to cluster-wide ones.
+            controller.watches_with(api, resource, config, |child: DynamicObject| {
+                let owners = child.metadata.owner_references.unwrap_or_default();
+                owners.into_iter().filter_map(|owner| ObjectRef::from_owner_ref(None, &owner, ()))
+            })
+        };
+    }
+
+    metrics.init_controller(&name);
+    let shared = Arc::new(Shared {
+        context: Context::new(client, &name),
+        reconciler,
+        metrics,
+        backoff: Backoff::default(),
+        finalizer: definition.finalizer(),
+    });
+    info!(controller = %name, cleanup = R::CLEANUP, "starting controller");
+    controller
+        .graceful_shutdown_on(shutdown)
+        .run(reconcile, error_policy, shared)
+        .for_each(|result| async move {
+            match result {
+                Ok((object, action)) => debug!(%object, ?action, "reconciled"),
+                // error_policy has logged it with the object.
+                Err(controller::Error::ReconcilerFailed(..)) => {}
+                Err(err) => warn!(error = error_chain(&err), "controller error"),
+            }
+        })
+        .await;
+    info!(controller = %name, "controller stopped");
+}
+
+/// One pass over `object`, in a `reconcile` span that names it, counted in the metrics.
+async fn reconcile<R: Reconciler>(object: Arc<R::Kind>, shared: Arc<Shared<R>>) -> Result<Action, Error<R::Error>> {
+    let controller = shared.context.controller();
+    let span = tracing::info_span!(
+        "reconcile",
+        controller,
+        name = %object.name_any(),
+        namespace = object.meta().namespace.as_deref().unwrap_or_default(),
+    );
+    let start = Instant::now();
+    let result = {
+        let _worker = Worker::start(&shared.metrics, controller);
+        shared.pass(object.clone()).instrument(span).await
+    };
+    shared.metrics.reconciled(controller, result.is_ok(), start.elapsed());
+    if result.is_ok() {
+        shared.backoff.succeeded(&ObjectRef::from_obj(&*object));
+    }
+    result
+}
+
+impl<R: Reconciler> Shared<R> {
+    async fn pass(&self, object: Arc<R::Kind>) -> Result<Action, Error<R::Error>> {
+        let api = self.context.api(&object);
+        let finalized = object.finalizers().contains(&self.finalizer);
+        if object.meta().deletion_timestamp.is_some() {
+            if !finalized {
+                return Ok(Action::await_change());
+            }
+            if R::CLEANUP {
+                self.reconciler.cleanup(object.clone(), &self.context).await.map_err(Error::Cleanup)?;
+            }
+            finalizer::remove(&api, &*object, &self.finalizer).await.map_err(|source| Error::Finalizer {
+                action: "remove",
+                finalizer: self.finalizer.clone(),
+                source,
+            })?;
+            debug!(finalizer = %self.finalizer, "finalizer removed");
+            return Ok(Action::await_change());
+        }
+        let object =
+            if R::CLEANUP && !finalized {
+                let added = finalizer::add(&api, &*object, &self.finalizer)
+                    .await
+                    .map_err(|source| Error::Finalizer { action: "add", finalizer: self.finalizer.clone(), source })?;
+                debug!(finalizer = %self.finalizer, "finalizer added");
+                Arc::new(added)
+            } else {
+                object
+            };
+        self.reconciler.reconcile(object, &self.context).await.map_err(Error::Reconcile)
+    }
+}
+
+/// Counts a failed pass, logs it, records a Warning Event on the object (not for a conflict,
+/// which is routine), and retries the object after its backoff.
+fn error_policy<R: Reconciler>(object: Arc<R::Kind>, error: &Error<R::Error>, shared: Arc<Shared<R>>) -> Action {
+    let reason = match error {
+        Error::Reconcile(err) | Error::Cleanup(err) => R::error_reason(err),
+        Error::Finalizer { source, .. } => match error_reason(source) {
+            "conflict" => "conflict",
+            _ => "finalizer",
+        },
+    };
+    let controller = shared.context.controller();
+    shared.metrics.reconcile_failed(controller, reason);
+    let delay = shared.backoff.failed(ObjectRef::from_obj(&*object));
+    let message = error_chain(error);
+    warn!(
+        controller,
+        name = %object.name_any(),
+        namespace = object.meta().namespace.as_deref().unwrap_or_default(),
+        reason,
+        retry_in = ?delay,
+        error = %message,
+        "reconcile failed"
+    );
+    if reason != "conflict" {
+        let context = shared.context.clone();
+        tokio::spawn(async move {
+            context.event(&object, EventType::Warning, "ReconcileFailed", message).await;
+        });
+    }
+    Action::requeue(delay)
+}
+
+/// Counts a running pass in `controller_runtime_active_workers` while it lives (also when the
+/// pass is dropped at shutdown).
+struct Worker<'a> {
+    metrics: &'a Metrics,
+    controller: &'a str,
+}
+
+impl<'a> Worker<'a> {
+    fn start(metrics: &'a Metrics, controller: &'a str) -> Self {
+        metrics.workers(controller, 1);
+        Self { metrics, controller }
+    }
+}
+
+impl Drop for Worker<'_> {
+    fn drop(&mut self) {
+        self.metrics.workers(self.controller, -1);
+    }
+}

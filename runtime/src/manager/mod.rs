@@ -1,0 +1,339 @@
+//! The operator's manager: runs every controller and the webhook server, serves the probes and
+//! the metrics, elects a leader and shuts down cleanly (feature `manager`), as
+//! controller-runtime's `Manager` does for a Go operator.
+//!
+//! A generated `src/main.rs` parses [`Options`] (flattened into the project's own flags), adds
+//! the project's controllers and webhooks, and runs:
+//!
+//! ```ignore
+//! let mut manager = Manager::new(env!("CARGO_PKG_NAME"), args.manager);
+//! manager.add_controller(controller::memcached::MemcachedReconciler);
+//! manager.add_webhooks(webhook::server()?);
+//! manager.run().await?;
+//! ```
+//!
+//! [`Manager::run`] then:
+//!
+//! - installs the `tracing` subscriber (see [`telemetry`]: `RUST_LOG`, plain logs off a
+//!   terminal, OTLP traces with the `otel` feature);
+//! - connects with the in-cluster service account or the kubeconfig (`KUBECONFIG`);
+//! - serves `/metrics` on `--metrics-bind-address` (controller-runtime's reconcile metrics, and
+//!   whatever the project registers in [`Manager::metrics_registry`]) and `/healthz` and
+//!   `/readyz` on `--health-probe-bind-address`;
+//! - serves the webhooks over HTTPS on `--webhook-bind-address` with the certificate in
+//!   `--webhook-cert-dir`, on every replica, unless `--enable-webhooks=false`;
+//! - with `--leader-elect`, waits for the Lease `--leader-election-id` (kube-lease-manager) and
+//!   runs the controllers while it holds it; losing it stops them and fails, so the Pod restarts;
+//! - runs the controllers, in `--watch-namespace` (`WATCH_NAMESPACE`) when set;
+//! - on SIGTERM or Ctrl-C, stops the controllers, lets running passes finish (8 s at most,
+//!   below the Pod's 10 s grace period), releases the lease and stops the servers; a second
+//!   signal exits at once.
+
+#![warn(missing_docs)]
+
+mod leader;
+mod options;
+mod probes;
+mod signal;
+pub mod telemetry;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use kube::Client;
+use prometheus_client::registry::Registry;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tracing::{error, info, warn};
+
+use crate::controller::{self, Metrics, Reconciler, RunOptions};
+use crate::webhook;
+
+pub use options::{BindAddress, Options};
+pub use probes::Readiness;
+
+/// How long running reconciliations get to finish once shutdown starts; below the
+/// `terminationGracePeriodSeconds` of `config/manager/manager.yaml` (10 s).
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// Why the manager could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No client: neither in a cluster nor with a kubeconfig.
+    #[error(
+        "failed to create the Kubernetes client: run in a cluster (with the manager's ServiceAccount) or set KUBECONFIG"
+    )]
+    Client(#[source] kube::Error),
+    /// A server's address could not be bound (in use, or not this machine's).
+    #[error("failed to start the {server} server on {addr}: is another process serving there? (`0` disables it)")]
+    Bind {
+        /// `metrics` or `health`.
+        server: &'static str,
+        /// The address of its flag.
+        addr: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A server stopped with an error.
+    #[error("the {server} server failed")]
+    Serve {
+        /// `metrics` or `health`.
+        server: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The webhook server could not start or failed.
+    #[error(transparent)]
+    Webhooks(#[from] webhook::ServeError),
+    /// The leader Lease could not be competed for.
+    #[error("failed to start leader election")]
+    LeaderElection(#[source] kube_lease_manager::LeaseManagerError),
+    /// Leader election ended before this replica led.
+    #[error("leader election stopped before the lease was acquired")]
+    LeaseNotAcquired,
+    /// Another replica took the lease: the manager stops so that the Pod restarts.
+    #[error("lost the leader lease")]
+    LeaseLost,
+}
+
+/// Starts one controller with the manager's client, metrics, options and shutdown signal.
+type StartController = Box<dyn FnOnce(Client, Metrics, RunOptions, CancellationToken) -> BoxFuture<'static, ()> + Send>;
+
+/// The manager of one operator: its controllers, its webhooks and its servers.
+pub struct Manager {
+    name: String,
+    options: Options,
+    client: Option<Client>,
+    registry: Registry,
+    metrics: Metrics,
+    controllers: Vec<StartController>,
+    webhooks: Option<webhook::Server>,
+}
+
+impl Manager {
+    /// A manager named `name` (the project's package name: the default leader Lease is
+    /// `<name>-leader`, and traces carry it as their service name) with `options`.
+    pub fn new(name: &str, options: Options) -> Self {
+        let mut registry = Registry::default();
+        let metrics = Metrics::register(&mut registry);
+        Self { name: name.into(), options, client: None, registry, metrics, controllers: Vec::new(), webhooks: None }
+    }
+
+    /// A manager that uses `client` instead of connecting by itself (tests hand it the client of
+    /// their API server).
+    pub fn with_client(name: &str, options: Options, client: Client) -> Self {
+        Self { client: Some(client), ..Self::new(name, options) }
+    }
+
+    /// Adds the controller of `reconciler`'s kind.
+    pub fn add_controller<R: Reconciler>(&mut self, reconciler: R) -> &mut Self {
+        self.controllers.push(Box::new(move |client, metrics, options, shutdown| {
+            Box::pin(controller::run(reconciler, client, metrics, options, shutdown.cancelled_owned()))
+        }));
+        self
+    }
+
+    /// Serves `webhooks` (`webhook::server()` of the project); an empty server starts nothing.
+    pub fn add_webhooks(&mut self, webhooks: webhook::Server) -> &mut Self {
+        self.webhooks = Some(webhooks);
+        self
+    }
+
+    /// The registry `/metrics` serves: register the project's own metrics here.
+    pub fn metrics_registry(&mut self) -> &mut Registry {
+        &mut self.registry
+    }
+
+    /// The reconcile metrics of the manager's controllers.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Installs logging, then runs until SIGTERM or Ctrl-C (see the module docs).
+    ///
+    /// # Errors
+    /// See [`Manager::run_until`].
+    pub async fn run(self) -> Result<(), Error> {
+        let _telemetry = telemetry::init(&self.name);
+        info!(manager = %self.name, "starting manager");
+        let signalled = CancellationToken::new();
+        tokio::spawn(signal::cancel_on_signal(signalled.clone()));
+        let result = self.run_until(signalled.cancelled_owned()).await;
+        match &result {
+            Ok(()) => info!("manager stopped"),
+            Err(err) => error!(error = controller::error_chain(err), "manager failed"),
+        }
+        result
+    }
+
+    /// Runs the servers and the controllers until `stop` completes, then stops them.
+    ///
+    /// # Errors
+    /// No client, a port that cannot be bound, a webhook certificate that cannot be read,
+    /// leader election that cannot start, or a lost lease.
+    pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<(), Error> {
+        let Self { name, options, client, registry, metrics, controllers, webhooks } = self;
+        let shutdown = CancellationToken::new();
+        let cancel = shutdown.clone();
+        tokio::spawn(async move {
+            stop.await;
+            cancel.cancel();
+        });
+
+        // kube speaks TLS through rustls with ring; rustls refuses to choose when a second
+        // provider is compiled in, so choose.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = match client {
+            Some(client) => client,
+            None => Client::try_default().await.map_err(Error::Client)?,
+        };
+        let readiness = Readiness::default();
+        let mut servers = start_servers(&options, registry, readiness.clone(), &shutdown).await?;
+        servers.extend(start_webhooks(&options, webhooks, &shutdown)?);
+
+        // A standby replica waiting for the lease is ready too: otherwise a rolling update never
+        // gets past the new Pod while the old one holds the lease.
+        readiness.set_ready();
+        let run = Controllers { controllers, client: client.clone(), metrics, options: &options };
+        let result = if options.leader_elect {
+            run.run_as_leader(&name, &shutdown).await
+        } else {
+            run.run(shutdown.clone()).await;
+            Ok(())
+        };
+
+        shutdown.cancel();
+        for server in servers {
+            match server.await {
+                Ok(served) => served?,
+                Err(err) => warn!(error = %err, "a server task failed"),
+            }
+        }
+        result
+    }
+}
+
+/// The manager's controllers, ready to start.
+struct Controllers<'a> {
+    controllers: Vec<StartController>,
+    client: Client,
+    metrics: Metrics,
+    options: &'a Options,
+}
+
+impl Controllers<'_> {
+    /// Runs every controller until `shutdown`, and waits for them to stop.
+    async fn run(self, shutdown: CancellationToken) {
+        let options = RunOptions { watch_namespace: self.options.watch_namespace().map(String::from) };
+        let running = futures::future::join_all(
+            self.controllers
+                .into_iter()
+                .map(|start| start(self.client.clone(), self.metrics.clone(), options.clone(), shutdown.clone())),
+        );
+        // A controller whose first list never succeeded (API server unreachable, CRD not
+        // installed) does not stop by itself: give up on it after a while.
+        let deadline = async {
+            shutdown.cancelled().await;
+            tokio::time::sleep(SHUTDOWN_TIMEOUT).await;
+        };
+        tokio::select! {
+            _ = running => {}
+            () = deadline => warn!(timeout = ?SHUTDOWN_TIMEOUT, "controllers did not stop in time"),
+        }
+    }
+
+    /// Waits for the leader Lease, then runs the controllers while holding it. Losing the lease
+    /// stops the controllers and fails, so the Pod restarts.
+    async fn run_as_leader(self, name: &str, shutdown: &CancellationToken) -> Result<(), Error> {
+        let namespace = self.options.leader_election_namespace.clone();
+        let lease = self.options.leader_election_id.clone().unwrap_or_else(|| format!("{name}-leader"));
+        // POD_NAME (from the downward API) shows the Pod in the Lease's holderIdentity.
+        let identity = std::env::var("POD_NAME").ok();
+        let mut leader = leader::Leader::start(self.client.clone(), &namespace, &lease, identity)
+            .await
+            .map_err(Error::LeaderElection)?;
+        info!(lease = %format!("{namespace}/{lease}"), "waiting to become the leader");
+        let acquired = tokio::select! {
+            acquired = leader.acquired() => acquired,
+            () = shutdown.cancelled() => {
+                leader.release().await;
+                return Ok(());
+            }
+        };
+        if !acquired {
+            leader.release().await;
+            return Err(Error::LeaseNotAcquired);
+        }
+        info!("became the leader");
+        let controllers = self.run(shutdown.clone());
+        tokio::pin!(controllers);
+        let lost = tokio::select! {
+            () = &mut controllers => false,
+            () = leader.lost() => {
+                error!("lost the leader lease, stopping the controllers");
+                shutdown.cancel();
+                controllers.await;
+                true
+            }
+        };
+        leader.release().await;
+        if lost { Err(Error::LeaseLost) } else { Ok(()) }
+    }
+}
+
+/// A server running in its own task.
+type Server = JoinHandle<Result<(), Error>>;
+
+/// Starts the metrics and health servers that are enabled.
+async fn start_servers(
+    options: &Options,
+    registry: Registry,
+    readiness: Readiness,
+    shutdown: &CancellationToken,
+) -> Result<Vec<Server>, Error> {
+    let mut servers = Vec::new();
+    let enabled = [
+        ("metrics", options.metrics_bind_address, probes::metrics_router(std::sync::Arc::new(registry))),
+        ("health", options.health_probe_bind_address, probes::health_router(readiness)),
+    ];
+    for (server, BindAddress(addr), router) in enabled {
+        let Some(addr) = addr else { continue };
+        let task = probes::spawn(server, addr, router, shutdown.clone()).await.map_err(|source| Error::Bind {
+            server,
+            addr,
+            source,
+        })?;
+        servers.push(tokio::spawn(async move {
+            match task.await {
+                Ok(served) => served.map_err(|source| Error::Serve { server, source }),
+                Err(join) => Err(Error::Serve { server, source: std::io::Error::other(join) }),
+            }
+        }));
+    }
+    Ok(servers)
+}
+
+/// Starts the webhook server when the project has webhooks and they are enabled. Every replica
+/// serves them, leader or not: the API server calls any of them.
+fn start_webhooks(
+    options: &Options,
+    webhooks: Option<webhook::Server>,
+    shutdown: &CancellationToken,
+) -> Result<Option<Server>, Error> {
+    let Some(server) = webhooks.filter(|server| !server.is_empty()) else {
+        return Ok(None);
+    };
+    if !options.enable_webhooks {
+        warn!("webhooks are disabled (ENABLE_WEBHOOKS=false): objects are admitted without them");
+        return Ok(None);
+    }
+    // Fail now, not at the first request, when the certificate is not there.
+    webhook::check_certificate(&options.webhook_cert_dir)?;
+    info!(address = %options.webhook_bind_address, paths = ?server.paths(), "starting the webhook server");
+    let (addr, dir, stop) = (options.webhook_bind_address, options.webhook_cert_dir.clone(), shutdown.clone());
+    Ok(Some(tokio::spawn(async move { Ok(server.serve(addr, &dir, stop.cancelled_owned()).await?) })))
+}

@@ -1,0 +1,226 @@
+//! rop's controller runtime against a real API server: a `Reconciler` run by the `Manager`
+//! gets its kind's finalizer, applies an owned object, writes its status once, is retried with
+//! backoff after a failure (counted with a reason and recorded as a Warning Event), runs its
+//! cleanup once on deletion, and lets the object go. A reconciler without cleanup puts no
+//! finalizer on its objects and removes one left from before.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use rop::controller::metrics::{ErrorLabels, ReconcileLabels};
+use rop::controller::{Action, Context, Metrics, Reconciler};
+use rop::manager::{Manager, Options};
+use rop::{CustomResource, conditions};
+use rop_testenv::{TestEnv, wait_for, wait_until, wait_until_gone};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A gadget publishes `value` in a ConfigMap it owns.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[rop(group = "runtime.rop.dev", version = "v1", kind = "Gadget", plural = "gadgets")]
+#[rop(namespaced, storage, status = "GadgetStatus", derive = "Default", derive = "PartialEq")]
+#[rop(owns(group = "", version = "v1", kind = "ConfigMap", plural = "configmaps"))]
+#[serde(rename_all = "camelCase")]
+pub struct GadgetSpec {
+    /// What the ConfigMap holds.
+    pub value: String,
+}
+
+/// What the gadget's controller observed.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GadgetStatus {
+    /// `Available` once the ConfigMap holds the value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// The generation the status was computed for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+enum GadgetError {
+    #[error("the first pass of {0} fails on purpose")]
+    FirstPass(String),
+    #[error(transparent)]
+    Api(#[from] kube::Error),
+}
+
+/// Counts its calls; the first pass over an object named `flaky` fails.
+#[derive(Clone, Default)]
+struct Gadgets(Arc<Calls>);
+
+#[derive(Default)]
+struct Calls {
+    passes: AtomicU32,
+    cleanups: AtomicU32,
+    flaky_failed: AtomicU32,
+}
+
+impl Reconciler for Gadgets {
+    type Kind = Gadget;
+    type Error = GadgetError;
+    const CLEANUP: bool = true;
+
+    async fn reconcile(&self, gadget: Arc<Gadget>, ctx: &Context<Gadget>) -> Result<Action, GadgetError> {
+        self.0.passes.fetch_add(1, Ordering::SeqCst);
+        if gadget.name_any() == "flaky" && self.0.flaky_failed.fetch_add(1, Ordering::SeqCst) == 0 {
+            return Err(GadgetError::FirstPass(gadget.name_any()));
+        }
+        let config_map = ConfigMap {
+            metadata: ObjectMeta { name: Some(gadget.name_any()), ..ObjectMeta::default() },
+            data: Some([("value".to_string(), gadget.spec.value.clone())].into()),
+            ..ConfigMap::default()
+        };
+        ctx.apply(&gadget, config_map).await?;
+        let mut status = GadgetStatus { observed_generation: gadget.metadata.generation, ..Default::default() };
+        status.conditions = gadget.status.clone().unwrap_or_default().conditions;
+        conditions::setter(&mut status.conditions, gadget.metadata.generation).set("Available", true, "Published", "");
+        ctx.update_status(&gadget, status).await?;
+        Ok(Action::await_change())
+    }
+
+    async fn cleanup(&self, _gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Action, GadgetError> {
+        self.0.cleanups.fetch_add(1, Ordering::SeqCst);
+        Ok(Action::await_change())
+    }
+}
+
+/// The same kind with nothing to clean up.
+struct Plain;
+
+impl Reconciler for Plain {
+    type Kind = Gadget;
+    type Error = kube::Error;
+
+    async fn reconcile(&self, _gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Action, kube::Error> {
+        Ok(Action::await_change())
+    }
+}
+
+fn gadget(name: &str) -> Gadget {
+    let mut gadget = Gadget::new(name, GadgetSpec { value: format!("{name}-value") });
+    gadget.metadata.namespace = Some("default".into());
+    gadget
+}
+
+/// Runs a manager with `reconciler` until the returned sender is used; also returns its metrics.
+fn start<R: Reconciler>(
+    client: &Client,
+    reconciler: R,
+) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<Result<(), rop::manager::Error>>, Metrics) {
+    let mut manager = Manager::with_client("runtime-test", Options::for_tests(), client.clone());
+    manager.add_controller(reconciler);
+    let metrics = manager.metrics().clone();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(manager.run_until(async {
+        let _ = stopped.await;
+    }));
+    (stop, running, metrics)
+}
+
+fn count(metrics: &Metrics, result: &'static str) -> u64 {
+    metrics.reconciles.get_or_create(&ReconcileLabels { controller: "gadget".into(), result }).get()
+}
+
+#[test]
+fn the_runtime_finalizes_applies_retries_and_cleans_up() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    env.block_on(async {
+        let client = env.client();
+        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
+        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        let reconciler = Gadgets::default();
+        let (stop, running, metrics) = start(&client, reconciler.clone());
+
+        gadgets.create(&PostParams::default(), &gadget("steady")).await.unwrap();
+        let steady = wait_for(&gadgets, "steady", |g| {
+            g.status.as_ref().is_some_and(|s| conditions::is_true(&s.conditions, "Available"))
+        })
+        .await;
+        assert_eq!(steady.finalizers(), ["runtime.rop.dev/finalizer"]);
+        let config_map = wait_for(&config_maps, "steady", |_| true).await;
+        assert_eq!(config_map.data.unwrap()["value"], "steady-value");
+        let owner = &config_map.metadata.owner_references.unwrap()[0];
+        assert_eq!((owner.kind.as_str(), owner.controller), ("Gadget", Some(true)));
+        assert_eq!(Some(&owner.uid), steady.metadata.uid.as_ref());
+        let managers: Vec<_> =
+            config_map.metadata.managed_fields.unwrap().into_iter().filter_map(|m| m.manager).collect();
+        assert_eq!(managers, ["gadget-controller"], "applied with the controller's field manager");
+
+        // A change to the owned ConfigMap reconciles its owner, which takes its field back.
+        let passes = reconciler.0.passes.load(Ordering::SeqCst);
+        let edit = serde_json::json!({ "data": { "value": "edited" } });
+        config_maps.patch("steady", &PatchParams::default(), &Patch::Merge(&edit)).await.unwrap();
+        wait_for(&config_maps, "steady", |c| c.data.as_ref().is_some_and(|d| d["value"] == "steady-value")).await;
+        assert!(reconciler.0.passes.load(Ordering::SeqCst) > passes);
+
+        // A failed pass is counted with its reason, recorded as a Warning Event and retried.
+        gadgets.create(&PostParams::default(), &gadget("flaky")).await.unwrap();
+        wait_for(&gadgets, "flaky", |g| g.status.is_some()).await;
+        let reason = ErrorLabels { controller: "gadget".into(), reason: "reconcile" };
+        assert_eq!(metrics.reconcile_errors.get_or_create(&reason).get(), 1);
+        assert!(count(&metrics, "error") >= 1 && count(&metrics, "success") >= 2);
+        let events: Api<Event> = Api::namespaced(client.clone(), "default");
+        let warnings = wait_for_events(&events, "flaky").await;
+        assert_eq!(warnings.reason.as_deref(), Some("ReconcileFailed"));
+        assert_eq!(warnings.type_.as_deref(), Some("Warning"));
+        assert_eq!(warnings.note.as_deref(), Some("reconcile failed: the first pass of flaky fails on purpose"));
+        assert_eq!(warnings.reporting_controller.as_deref(), Some("gadget-controller"));
+
+        // Deleting runs the cleanup once and lets the object go.
+        gadgets.delete("steady", &DeleteParams::default()).await.unwrap();
+        wait_until_gone(&gadgets, "steady").await;
+        assert_eq!(reconciler.0.cleanups.load(Ordering::SeqCst), 1);
+
+        stop.send(()).unwrap();
+        running.await.unwrap().unwrap();
+    });
+}
+
+#[test]
+fn without_cleanup_no_finalizer_holds_an_object() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    env.block_on(async {
+        let client = env.client();
+        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
+        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+        // One object left with the finalizer by an earlier version of the controller.
+        let mut leftover = gadget("leftover");
+        leftover.metadata.finalizers = Some(vec!["runtime.rop.dev/finalizer".into()]);
+        gadgets.create(&PostParams::default(), &leftover).await.unwrap();
+        let (stop, running, metrics) = start(&client, Plain);
+
+        gadgets.create(&PostParams::default(), &gadget("fresh")).await.unwrap();
+        wait_until("two passes", || count(&metrics, "success") >= 2).await;
+        assert!(gadgets.get("fresh").await.unwrap().finalizers().is_empty());
+
+        gadgets.delete("leftover", &DeleteParams::default()).await.unwrap();
+        wait_until_gone(&gadgets, "leftover").await;
+
+        stop.send(()).unwrap();
+        running.await.unwrap().unwrap();
+    });
+}
+
+/// Waits for the first Event about the object `name`.
+async fn wait_for_events(events: &Api<Event>, name: &str) -> Event {
+    let deadline = std::time::Instant::now() + rop_testenv::WAIT;
+    loop {
+        let list = events.list(&ListParams::default()).await.unwrap();
+        if let Some(event) =
+            list.items.into_iter().find(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
+        {
+            return event;
+        }
+        assert!(std::time::Instant::now() < deadline, "no Event about {name}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
