@@ -8,7 +8,6 @@ mod builtin;
 mod commands;
 mod names;
 mod project;
-mod rustfmt;
 mod scaffold;
 mod ui;
 
@@ -37,7 +36,7 @@ struct Cli {
 enum Commands {
     /// Start a new operator project in the current directory.
     Init(commands::init::InitArgs),
-    /// Add a resource kind (and, in later releases, webhooks).
+    /// Add a resource kind or webhooks.
     #[command(subcommand)]
     Create(Create),
     /// Change project-wide settings (multigroup layout, namespace-scoped manager).

@@ -109,7 +109,8 @@ fn dry_run_writes_nothing_and_shows_the_diff() {
     assert!(out.starts_with("rop create api would write:\n  update    PROJECT\n"), "{out}");
     assert!(out.contains("  create    api/src/v1/redis.rs\n"), "{out}");
     assert!(out.contains("--- a/src/main.rs\n+++ b/src/main.rs\n"), "{out}");
-    assert!(out.contains("+            controller::redis::run,\n"), "{out}");
+    assert!(out.contains("+use op::controller::redis::RedisReconciler;\n"), "{out}");
+    assert!(out.contains("+    manager.add_controller(RedisReconciler);\n"), "{out}");
     assert_eq!(tree(&dir), before);
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The scaffolding sequence of scripts/bench.sh, in a fresh folder:
-#   rop init + three `rop create api` (+ `rop create webhook`, which rop does not have yet).
+#   rop init + three `rop create api` + `rop create webhook`.
 #   scaffold.sh ROP DIR
 set -euo pipefail
 rop=$1 dir=$2
@@ -12,5 +12,4 @@ cd "$dir"
 "$rop" --quiet create api --group cache --version v1alpha1 --kind Memcached
 "$rop" --quiet create api --group cache --version v1alpha1 --kind Redis
 "$rop" --quiet create api --group cache --version v1alpha1 --kind Guestbook
-# rop create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation
-#   (not implemented in rop yet: the step is missing from the measurement)
+"$rop" --quiet create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation

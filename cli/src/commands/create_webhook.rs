@@ -274,26 +274,43 @@ fn check_hub_is_storage(root: &Path, project: &Project, hub: &Resource, spokes: 
 /// <Kind>Spec`, or a built-in kind's `pub struct <Kind><Version>;`), each
 /// unless an attribute for the same webhook type is there already. A mutating webhook's
 /// attribute goes above a validating one's, so the order does not depend on the commands'.
+///
+/// Every other line stays byte for byte as it was (its indentation, its line ending): the
+/// attribute line gets the anchor's indentation and line ending, and nothing reformats the file.
 fn add_attributes(path: &str, text: &str, anchor: &str, attributes: &[String]) -> anyhow::Result<String> {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
     for attribute in attributes {
-        let which = attribute.split(['(', ',', ')']).nth(2).unwrap_or_default();
-        if text.contains(&format!("webhook({which}")) {
-            continue;
-        }
+        let compact: String = attribute.chars().filter(|c| !c.is_whitespace()).collect();
+        let which = compact.split(['(', ',', ')']).nth(2).unwrap_or_default();
         let Some(mut at) = lines.iter().position(|l| l.trim_start().starts_with(anchor)) else {
             bail!(
                 "{path} has no `{anchor}` line to put the webhook attribute on: add {attribute} to your spec type yourself, or restore the line"
             );
         };
-        if which == "mutating"
-            && let Some(validating) = lines[..at].iter().position(|l| l.contains("#[rop(webhook(validating"))
-        {
-            at = validating;
+        // The attributes and doc comments of the item: the lines above it up to a blank one.
+        let start = lines[..at].iter().rposition(|l| l.trim().is_empty()).map_or(0, |i| i + 1);
+        let plain: Vec<&str> = lines[start..at].iter().map(String::as_str).collect();
+        let present = webhook::webhook_attributes(&plain);
+        if present.iter().any(|(_, _, w)| w == which) {
+            continue;
         }
-        lines.insert(at, attribute.clone());
+        if which == "mutating"
+            && let Some((validating, _, _)) = present.iter().find(|(_, _, w)| w == "validating")
+        {
+            at = start + validating;
+        }
+        let new: Vec<String> = attribute.lines().map(|l| like_line(&lines[at], l)).collect();
+        lines.splice(at..at, new);
     }
-    Ok(lines.join("\n") + if text.ends_with('\n') { "\n" } else { "" })
+    Ok(lines.concat())
+}
+
+/// `content` as a line beside `line`: with its indentation and its line ending (`\n` when it
+/// has none, the last line of a file without a final newline).
+fn like_line(line: &str, content: &str) -> String {
+    let indent: String = line.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+    let ending = if line.ends_with("\r\n") { "\r\n" } else { "\n" };
+    format!("{indent}{content}{ending}")
 }
 
 /// Applies `scaffold` to `plan`: user-owned files refused if present (or replaced with

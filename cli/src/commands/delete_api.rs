@@ -8,7 +8,6 @@ use std::path::Path;
 use anyhow::bail;
 
 use crate::project::{self, Project};
-use crate::rustfmt;
 use crate::scaffold::deploy_image;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
@@ -35,15 +34,6 @@ pub struct DeleteApiArgs {
     /// Print what would be deleted or changed, and change nothing.
     #[arg(long)]
     pub dry_run: bool,
-}
-
-/// `path` formatted the way rop wrote it (rustfmt for Rust files).
-fn as_written(root: &Path, path: &str, text: String) -> String {
-    let mut text = text;
-    if path.ends_with(".rs") {
-        rustfmt::format_all(root, &mut [&mut text]);
-    }
-    text
 }
 
 /// Runs `rop delete api` in the project at `root`.
@@ -117,7 +107,7 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
                 image.add_to(&mut context, &k);
                 template = deploy_image::template(template);
             }
-            variants.push(as_written(root, &f.path, templates.render(template, &context)?));
+            variants.push(templates.render(template, &context)?);
         }
         let expected = variants.iter().find(|v| **v == on_disk).unwrap_or(&variants[0]).clone();
         plan.remove(&f.path, Some(expected));
@@ -147,8 +137,8 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
             continue;
         }
         if let Some(left) = plan.current(&module)? {
-            let fresh = as_written(root, &module, templates.render(template, &context)?);
-            if as_written(root, &module, left) == fresh {
+            // Compared without layout: a module the user ran `cargo fmt` over is still rop's own.
+            if markers::same_code(&left, &templates.render(template, &context)?) {
                 plan.remove(&module, None);
             }
         }

@@ -74,13 +74,13 @@ fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> 
     Ok(gone)
 }
 
-/// `text` without the one-line `#[rop(webhook(mutating ...))]` (or `validating`) attribute
-/// among the attributes just above the `anchor` line (the spec type, or a built-in kind's
-/// marker type), as `create webhook` wrote it or with more settings on that line.
+/// `text` without the `#[rop(webhook(mutating ...))]` (or `validating`) attribute among the
+/// attributes just above the `anchor` line (the spec type, or a built-in kind's marker type), as
+/// `create webhook` wrote it, with more settings, or wrapped over several lines. Every other
+/// line stays byte for byte as it was.
 fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> anyhow::Result<String> {
-    let which = if attribute.contains("webhook(mutating") { "mutating" } else { "validating" };
-    let prefix = format!("#[rop(webhook({which}");
-    let lines: Vec<&str> = text.lines().collect();
+    let which = if attribute.contains("mutating") { "mutating" } else { "validating" };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let Some(end) = lines.iter().position(|l| l.trim_start().starts_with(anchor)) else {
         bail!(
             "{path} has no `{anchor}` line: remove the {which} webhook's attribute yourself, then run the command again"
@@ -88,21 +88,19 @@ fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> an
     };
     // The attributes and doc comments of the item: the lines above it up to a blank one.
     let start = lines[..end].iter().rposition(|l| l.trim().is_empty()).map_or(0, |i| i + 1);
-    let matching: Vec<usize> = (start..end).filter(|&i| lines[i].trim_start().starts_with(&prefix)).collect();
-    let [at] = matching[..] else {
+    let matching: Vec<(usize, usize)> = webhook::webhook_attributes(&lines[start..end])
+        .into_iter()
+        .filter(|(_, _, w)| w == which)
+        .map(|(first, past, _)| (start + first, start + past))
+        .collect();
+    let [(first, past)] = matching[..] else {
         bail!(
-            "{path}: cannot find one `{prefix}...))]` line above `{anchor}`: remove the attribute yourself, then run the command again"
+            "{path}: cannot find one `#[rop(webhook({which}...))]` attribute above `{anchor}`: remove the attribute yourself, then run the command again"
         );
     };
-    if !lines[at].trim_end().ends_with(")]") {
-        bail!(
-            "{path}: the attribute at line {} spans several lines: remove it yourself, then run the command again",
-            at + 1
-        );
-    }
-    let mut out: Vec<&str> = lines[..at].to_vec();
-    out.extend(&lines[at + 1..]);
-    Ok(out.join("\n") + if text.ends_with('\n') { "\n" } else { "" })
+    let mut out: Vec<&str> = lines[..first].to_vec();
+    out.extend(&lines[past..]);
+    Ok(out.concat())
 }
 
 /// Runs `rop delete webhook` in the project at `root`.

@@ -31,15 +31,26 @@ pub fn insert(file: &str, text: &str, marker: &str, fragment: &str) -> Result<St
     if contains_block(&lines, &wanted) {
         return Ok(text.to_string());
     }
+    // The other lines are kept byte for byte (split with their endings): nothing reformats the file.
+    let raw: Vec<&str> = text.split_inclusive('\n').collect();
     let indent: String = lines[at].chars().take_while(|c| c.is_whitespace()).collect();
-    let mut out: Vec<String> = lines[..at].iter().map(|l| l.to_string()).collect();
-    out.extend(wanted.iter().map(|l| if l.is_empty() { String::new() } else { format!("{indent}{l}") }));
-    out.extend(lines[at..].iter().map(|l| l.to_string()));
-    let mut joined = out.join("\n");
-    if text.ends_with('\n') {
-        joined.push('\n');
+    let ending = if raw[at].ends_with("\r\n") { "\r\n" } else { "\n" };
+    // rustfmt sorts consecutive `mod` (or `use`) items: a single one goes to its place among
+    // those just above the marker.
+    let at = match wanted[..] {
+        [line] => sorted_place(&lines, at, line),
+        _ => at,
+    };
+    let mut out: String = raw[..at].concat();
+    for l in &wanted {
+        if !l.is_empty() {
+            out.push_str(&indent);
+            out.push_str(l);
+        }
+        out.push_str(ending);
     }
-    Ok(joined)
+    out.push_str(&raw[at..].concat());
+    Ok(out)
 }
 
 /// Removes the first run of lines that holds `fragment` (see [`find_block`]) from `text`: the
@@ -113,6 +124,104 @@ fn find_block(lines: &[&str], block: &[&str]) -> Option<(usize, usize)> {
     None
 }
 
+/// Where the single line `line` goes among the lines just above `marker` (the marker's own
+/// index when it goes last): when `line` is a `mod` or `use` item on one line, before the first
+/// of the consecutive items of its sort just above the marker that rustfmt puts after it.
+fn sorted_place(lines: &[&str], marker: usize, line: &str) -> usize {
+    let Some(key) = SortKey::of(line) else { return marker };
+    let mut start = marker;
+    while start > 0 && SortKey::of(lines[start - 1]).is_some_and(|k| k.same_sort(&key)) {
+        start -= 1;
+    }
+    (start..marker).find(|&i| SortKey::of(lines[i]).is_some_and(|k| key.before(&k))).unwrap_or(marker)
+}
+
+/// How rustfmt orders a one-line `mod x;` or `use a::b;` item among its neighbours.
+enum SortKey {
+    /// `mod` items sort by name, whatever their visibility.
+    Mod(String),
+    /// `use` items sort by path, segment by segment, in version order.
+    Use(Vec<String>),
+}
+
+impl SortKey {
+    fn of(line: &str) -> Option<SortKey> {
+        let item = line.trim().strip_suffix(';')?;
+        let item = item.strip_prefix("pub ").unwrap_or(item);
+        let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if let Some(name) = item.strip_prefix("mod ") {
+            return ident(name).then(|| SortKey::Mod(name.to_string()));
+        }
+        let path = item.strip_prefix("use ")?;
+        let (path, alias) = match path.split_once(" as ") {
+            Some((path, alias)) => (path, Some(alias)),
+            None => (path, None),
+        };
+        let mut segments: Vec<String> = path.split("::").map(str::to_string).collect();
+        if segments.iter().any(|s| !ident(s) || ["self", "super", "crate"].contains(&s.as_str())) {
+            return None;
+        }
+        if let Some(alias) = alias {
+            if !ident(alias) {
+                return None;
+            }
+            // The alias counts after the name it renames.
+            let last = segments.pop().unwrap_or_default();
+            segments.push(format!("{last} as {alias}"));
+        }
+        Some(SortKey::Use(segments))
+    }
+
+    fn same_sort(&self, other: &SortKey) -> bool {
+        matches!((self, other), (SortKey::Mod(_), SortKey::Mod(_)) | (SortKey::Use(_), SortKey::Use(_)))
+    }
+
+    /// Whether rustfmt puts `self` before `other`.
+    fn before(&self, other: &SortKey) -> bool {
+        match (self, other) {
+            (SortKey::Mod(a), SortKey::Mod(b)) => a < b,
+            (SortKey::Use(a), SortKey::Use(b)) => {
+                for (x, y) in a.iter().zip(b) {
+                    match version_order(x, y) {
+                        std::cmp::Ordering::Equal => {}
+                        ordering => return ordering.is_lt(),
+                    }
+                }
+                a.len() < b.len()
+            }
+            _ => false,
+        }
+    }
+}
+
+/// rustfmt's "version sorting" (style edition 2024) of two names: runs of digits compare as
+/// numbers, `_` before every other character, other characters by code point.
+fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
+            let end_a = a[i..].iter().position(|c| !c.is_ascii_digit()).map_or(a.len(), |n| i + n);
+            let end_b = b[j..].iter().position(|c| !c.is_ascii_digit()).map_or(b.len(), |n| j + n);
+            let trim = |d: &[u8]| d.iter().position(|&c| c != b'0').map_or(&[][..], |n| &d[n..]).to_vec();
+            let (x, y) = (trim(&a[i..end_a]), trim(&b[j..end_b]));
+            let ordering = x.len().cmp(&y.len()).then_with(|| x.cmp(&y));
+            if ordering != Ordering::Equal {
+                return ordering;
+            }
+            (i, j) = (end_a, end_b);
+            continue;
+        }
+        let key = |c: u8| if c == b'_' { 0 } else { u32::from(c) + 1 };
+        match key(a[i]).cmp(&key(b[j])) {
+            Ordering::Equal => (i, j) = (i + 1, j + 1),
+            ordering => return ordering,
+        }
+    }
+    (a.len() - i).cmp(&(b.len() - j))
+}
+
 fn contains_block(lines: &[&str], block: &[&str]) -> bool {
     block.is_empty() || find_block(lines, block).is_some()
 }
@@ -151,6 +260,24 @@ mod tests {
         let fragment = "register(first::<A>().second::<B>()),";
         assert_eq!(insert("src/main.rs", wrapped, "kinds", fragment).unwrap(), wrapped);
         assert_eq!(remove(wrapped, fragment), "    run(&[\n        // +rop:scaffold:kinds\n    ]);\n");
+    }
+
+    #[test]
+    fn a_mod_or_use_line_goes_where_rustfmt_sorts_it() {
+        let text = "use a::v1;\r\nuse a::v10;\r\n// +rop:scaffold:imports\r\npub mod v1;\npub mod v2;\n// +rop:scaffold:mods\n";
+        let out = insert("f.rs", text, "imports", "use a::v9;").unwrap();
+        assert_eq!(out, text.replace("use a::v10;", "use a::v9;\r\nuse a::v10;"));
+        let out = insert("f.rs", text, "imports", "use a::cache::v1 as cache_v1;").unwrap();
+        assert_eq!(out, text.replace("use a::v1;", "use a::cache::v1 as cache_v1;\r\nuse a::v1;"));
+        let out = insert("f.rs", text, "mods", "pub mod builtin;").unwrap();
+        assert_eq!(out, text.replace("pub mod v1;", "pub mod builtin;\npub mod v1;"));
+        let out = insert("f.rs", text, "mods", "pub mod v10;").unwrap();
+        assert_eq!(out, text.replace("pub mod v2;", "pub mod v10;\npub mod v2;"));
+        let out = insert("f.rs", text, "mods", "mod v3;").unwrap();
+        assert_eq!(out, text.replace("pub mod v2;\n", "pub mod v2;\nmod v3;\n"));
+        assert_eq!(version_order("x_b", "xB"), std::cmp::Ordering::Less);
+        assert_eq!(version_order("v1alpha1", "v1"), std::cmp::Ordering::Greater);
+        assert_eq!(version_order("v9", "v10"), std::cmp::Ordering::Less);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod deploy_image;
 pub mod fs;
+pub mod layout;
 pub mod markers;
 pub mod plan;
 pub mod resource;

@@ -88,17 +88,6 @@ impl Plan {
         self.files.insert(path.into(), Planned { content: None, if_exists, expected });
     }
 
-    /// Passes every planned `.rs` file through `format` (one rustfmt run for all of them).
-    pub fn format_rust(&mut self, format: impl FnOnce(&mut [&mut String]) -> bool) -> bool {
-        let mut sources: Vec<&mut String> = self
-            .files
-            .iter_mut()
-            .filter(|(path, _)| path.ends_with(".rs"))
-            .filter_map(|(_, planned)| planned.content.as_mut())
-            .collect();
-        format(&mut sources)
-    }
-
     /// The content `path` will have after the plan: planned, else on disk, else `None`.
     ///
     /// # Errors
@@ -142,19 +131,15 @@ impl Plan {
         Ok(entries)
     }
 
-    /// The end of every scaffolding command: formats the planned Rust files (one rustfmt run),
-    /// then with `dry_run` prints `<heading>:` and the dry-run report and returns `None` (failing
+    /// The end of every scaffolding command: with `dry_run` prints `<heading>:` and the dry-run report and returns `None` (failing
     /// like the real run when files are refused); otherwise writes and returns what changed.
     ///
     /// # Errors
     /// As [`Plan::write`], and refused files in a dry run.
-    pub fn finish(mut self, force: bool, dry_run: bool, heading: &str) -> anyhow::Result<Option<Vec<Entry>>> {
-        let root = self.root.clone();
-        if !self.format_rust(|sources| crate::rustfmt::format_all(&root, sources)) {
-            crate::ui::warning(
-                "rustfmt did not run (is it installed? `rustup component add rustfmt`): Rust files are written unformatted; run `cargo fmt`",
-            );
-        }
+    ///
+    /// Planned Rust files are written as they are: templates and fragments are already in
+    /// rustfmt's default layout, so no formatter process runs (see `cli/tests/formatted.rs`).
+    pub fn finish(self, force: bool, dry_run: bool, heading: &str) -> anyhow::Result<Option<Vec<Entry>>> {
         if dry_run {
             let entries = self.check(force)?;
             crate::ui::info(&format!("{heading}:\n{}", dry_run_report(&entries)));

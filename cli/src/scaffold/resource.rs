@@ -5,6 +5,7 @@
 use heck::ToSnakeCase;
 use tera::Context;
 
+use super::layout;
 use crate::project::{Project, Resource};
 
 /// A file rendered from a template.
@@ -164,7 +165,15 @@ pub fn describe(
             &mut s,
             &version_mod,
             "kinds",
-            format!("mod {0};\npub use {0}::{{{1}, {1}Spec, {1}Status}};", k.snake, k.kind),
+            format!(
+                "mod {0};\n{1}",
+                k.snake,
+                layout::use_list(
+                    0,
+                    &format!("pub use {}::", k.snake),
+                    &[k.kind.clone(), format!("{}Spec", k.kind), format!("{}Status", k.kind)]
+                )
+            ),
         );
         if k.multigroup {
             let group_mod = format!("api/src/{}/mod.rs", k.group_module());
@@ -192,7 +201,13 @@ pub fn describe(
             &mut s,
             "api/src/bin/manifests.rs",
             "manifest-kinds",
-            format!("rop::manifests::kind::<{0}::{1}>(\"{2}::{1}\"),", k.api_alias(), k.kind, k.api_module()),
+            layout::generic_call(
+                8,
+                "rop::manifests::kind",
+                &format!("{}::{}", k.api_alias(), k.kind),
+                &format!("\"{}::{}\"", k.api_module(), k.kind),
+                ",",
+            ),
         );
         file(&mut s, format!("config/samples/{}", k.sample()), "api/config/samples/sample.yaml", true);
         insert(&mut s, "config/samples/kustomization.yaml", "samples", format!("- {}", k.sample()));
@@ -218,7 +233,10 @@ pub fn describe(
         file(&mut s, format!("src/controller/{module}.rs"), "api/src/controller/kind.rs.tera", true);
         file(&mut s, format!("tests/{module}_controller.rs"), "api/tests/controller.rs.tera", true);
         insert(&mut s, "src/controller/mod.rs", "controller-modules", format!("pub mod {module};"));
-        insert(&mut s, "src/main.rs", "controllers", format!("controller::{module}::run,"));
+        let crate_name = project.project_name.replace('-', "_");
+        let reconciler = format!("{}Reconciler", k.kind);
+        insert(&mut s, "src/main.rs", "imports", format!("use {crate_name}::controller::{module}::{reconciler};"));
+        insert(&mut s, "src/main.rs", "controllers", format!("manager.add_controller({reconciler});"));
     }
     s
 }

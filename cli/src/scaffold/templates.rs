@@ -30,6 +30,22 @@ impl Templates {
     /// When a built-in template does not parse: a bug in rop, caught by its tests.
     pub fn load(root: &Path) -> anyhow::Result<Templates> {
         let mut tera = Tera::default();
+        // `{% filter attributes %}#[rop(...)]{% endfilter %}`: attributes laid out as rustfmt would.
+        tera.register_filter(
+            "attributes",
+            |value: &tera::Value, _: &std::collections::HashMap<String, tera::Value>| {
+                let text = tera::try_get_value!("attributes", "value", String, value);
+                Ok(tera::Value::String(super::layout::attributes(&text)))
+            },
+        );
+        // `{% filter signatures %}...{% endfilter %}`: function signatures laid out as rustfmt would.
+        tera.register_filter(
+            "signatures",
+            |value: &tera::Value, _: &std::collections::HashMap<String, tera::Value>| {
+                let text = tera::try_get_value!("signatures", "value", String, value);
+                Ok(tera::Value::String(super::layout::signatures(&text)))
+            },
+        );
         let mut files = Vec::new();
         collect(&TEMPLATES, &mut files);
         let sources: Vec<(String, &str)> = files

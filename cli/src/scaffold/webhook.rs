@@ -7,6 +7,7 @@ use tera::Context;
 
 use heck::ToUpperCamelCase;
 
+use super::layout;
 use super::resource::{Insert, KindNames};
 use super::templates::Templates;
 use crate::builtin::{self, Builtin};
@@ -50,7 +51,27 @@ pub fn attribute(mutating: bool, path: Option<&str>, name: Option<&str>) -> Stri
     if let Some(path) = path {
         settings.push(format!("path = \"{path}\""));
     }
-    format!("#[rop(webhook({}))]", settings.join(", "))
+    layout::attribute("", &format!("#[rop(webhook({}))]", settings.join(", ")))
+}
+
+/// The `#[rop(webhook(...))]` attributes among `lines`, also those rustfmt wrapped over several
+/// lines: the first line of each, one past its last, and its webhook type (`mutating`).
+pub fn webhook_attributes(lines: &[&str]) -> Vec<(usize, usize, String)> {
+    const START: &str = "#[rop(webhook(";
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if !lines[i].trim_start().starts_with(START) {
+            i += 1;
+            continue;
+        }
+        let Some(last) = (i..lines.len()).find(|&j| lines[j].trim_end().ends_with(")]")) else { break };
+        let compact: String = lines[i..=last].concat().chars().filter(|c| !c.is_whitespace()).collect();
+        let which = compact[START.len()..].split([',', ')']).next().unwrap_or_default().to_string();
+        found.push((i, last + 1, which));
+        i = last + 1;
+    }
+    found
 }
 
 /// The names of spoke `version` of the kind `k`, in the layout `k` has.
@@ -92,19 +113,28 @@ pub fn describe(
             "api/src/builtin.rs",
             "builtin-kinds",
             format!(
-                "/// Admission webhooks for the built-in kind {}.\n#[derive(rop::BuiltinKind)]\n#[rop(group = \"{}\", version = \"{}\", kind = \"{}\", plural = \"{}\")]\n#[rop(object = \"{}\")]\npub struct {target};\n\n",
+                "/// Admission webhooks for the built-in kind {}.\n#[derive(rop::BuiltinKind)]\n{}\n{}\npub struct {target};\n\n",
                 if b.group.is_empty() { format!("{} {}", b.version, b.kind) } else { format!("{}/{} {}", b.group, b.version, b.kind) },
-                b.group,
-                b.version,
-                b.kind,
-                b.plural,
-                b.object
+                layout::attribute(
+                    "",
+                    &format!(
+                        "#[rop(group = \"{}\", version = \"{}\", kind = \"{}\", plural = \"{}\")]",
+                        b.group, b.version, b.kind, b.plural
+                    )
+                ),
+                layout::attribute("", &format!("#[rop(object = \"{}\")]", b.object)),
             ),
         ));
         s.inserts.push(insert(
             "api/src/bin/manifests.rs",
             "manifest-kinds",
-            format!("rop::manifests::builtin::<{}::builtin::{target}>(\"builtin::{target}\"),", project.api_crate()),
+            layout::generic_call(
+                8,
+                "rop::manifests::builtin",
+                &format!("{}::builtin::{target}", project.api_crate()),
+                &format!("\"builtin::{target}\""),
+                ",",
+            ),
         ));
     }
     if w.defaulting || w.validation {
@@ -143,9 +173,17 @@ pub fn describe(
             s.inserts.push(insert(&spoke_mod, "kinds", format!("mod {}_conversion;", k.snake)));
             let hub_type = format!("{api_crate}::{}::{}", k.api_module(), k.kind);
             let spoke_type = format!("{api_crate}::{}::{}", spoke.api_module(), k.kind);
-            let registration = format!(
-                "rop::webhook::Registration::conversion(rop::webhook::HubConversion::<{hub_type}>::hub().spoke::<{spoke_type}>()),"
-            );
+            // As rustfmt lays it out: the argument never fits on the call's line (at column 8);
+            // the chain stays on one line when it fits (at column 12) and its `.spoke` part
+            // fits `chain_width` (60).
+            let parent = format!("rop::webhook::HubConversion::<{hub_type}>::hub()");
+            let spoke_call = format!(".spoke::<{spoke_type}>()");
+            let chain = if 12 + parent.len() + spoke_call.len() < 100 && spoke_call.len() <= 60 {
+                format!("{parent}{spoke_call}")
+            } else {
+                format!("{parent}\n        {spoke_call}")
+            };
+            let registration = format!("rop::webhook::Registration::conversion(\n    {chain},\n),");
             s.inserts.push(insert("src/webhook/mod.rs", "webhooks", registration));
             let test = render("webhook/fragments/conversion_test.rs.tera", &spoke_context)?;
             s.inserts.push(insert("src/webhook/mod.rs", "webhook-tests", test));

@@ -16,7 +16,7 @@ use tracing::{Instrument, debug, info, warn};
 use super::backoff::Backoff;
 use super::error::{Error, error_chain, error_reason};
 use super::metrics::Metrics;
-use super::scope::{self, KindScope};
+use super::scope;
 use super::{Context, EventType, Reconciler, finalizer};
 use crate::CustomResource;
 
@@ -64,17 +64,7 @@ pub async fn run<R: Reconciler>(
             Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
             None => Api::<DynamicObject>::all_with(client.clone(), &resource),
         };
-        let config = watcher::Config::default().any_semantic();
-        controller = if <<R::Kind as Resource>::Scope as KindScope>::NAMESPACED {
-            controller.owns_with(api, resource, config)
-        } else {
-            // kube-runtime's `owns` looks the owner up in its child's namespace, where a
-            // cluster-scoped owner never is: map the owner references to cluster-wide ones.
-            controller.watches_with(api, resource, config, |child: DynamicObject| {
-                let owners = child.metadata.owner_references.unwrap_or_default();
-                owners.into_iter().filter_map(|owner| ObjectRef::from_owner_ref(None, &owner, ()))
-            })
-        };
+        controller = controller.owns_with(api, resource, watcher::Config::default().any_semantic());
     }
 
     metrics.init_controller(&name);

@@ -8,26 +8,25 @@
 //! It needs the two binaries: `scripts/install-testenv.sh` in rop's repository installs them,
 //! or point `ROP_TESTENV_DIR` or `KUBEBUILDER_ASSETS` (setup-envtest's) at a folder holding
 //! `etcd` and `kube-apiserver`. Without them the test prints `skipped: ...` and passes; set
-//! `ROP_TESTENV_REQUIRE=1` to make that a failure. The fake-API unit tests in
-//! `src/controller/memcached.rs` need nothing.
+//! `ROP_TESTENV_REQUIRE=1` to make that a failure.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
+use k8s_openapi::api::apps::v1::Deployment;
 use kube::ResourceExt;
-use kube::api::{Api, DeleteParams, PostParams};
-use memcached_operator::controller::{self, Context};
-use memcached_operator::metrics::Metrics;
-use memcached_operator_api::v1alpha1::Memcached;
-use rop_testenv::TestEnv;
-use tokio_util::sync::CancellationToken;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rop::controller::metrics::ReconcileLabels;
+use rop::manager::{Manager, Options};
+use rop_testenv::{TestEnv, wait_for, wait_until, wait_until_gone};
 
-/// How long the controller gets for each step.
-const WAIT: Duration = Duration::from_secs(30);
+use memcached_operator::controller::memcached::MemcachedReconciler;
+use memcached_operator_api::v1alpha1::Memcached;
+
+/// The sample `rop create api` wrote, which the test creates.
+const SAMPLE: &str = "config/samples/cache_v1alpha1_memcached.yaml";
 
 #[test]
-fn memcached_is_reconciled_and_cleaned_up() {
+fn memcached_is_reconciled_heals_and_goes() {
     let Some(env) = TestEnv::start_or_skip() else {
         return;
     };
@@ -37,94 +36,117 @@ fn memcached_is_reconciled_and_cleaned_up() {
         rop_testenv::install_crds(&client, &root.join("config/crd/bases"))
             .await
             .expect("the CRDs install (run `make manifests` first)");
-        let ctx = Arc::new(Context {
-            client: client.clone(),
-            metrics: Metrics::default(),
-        });
-        let shutdown = CancellationToken::new();
-        let running = tokio::spawn(controller::memcached::run(
-            client.clone(),
-            ctx,
-            shutdown.clone(),
-        ));
+        let mut manager = Manager::with_client("test", Options::for_tests(), client.clone());
+        manager.add_controller(MemcachedReconciler);
+        let metrics = manager.metrics().clone();
+        let passes = move || {
+            let labels = ReconcileLabels {
+                controller: "memcached".into(),
+                result: "success",
+            };
+            metrics.reconciles.get_or_create(&labels).get()
+        };
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let running = tokio::spawn(manager.run_until(async {
+            let _ = stopped.await;
+        }));
 
-        let sample: Memcached = rop_testenv::object_from_file(
-            &root.join("config/samples/cache_v1alpha1_memcached.yaml"),
-        )
-        .expect("the sample decodes");
-        let api: Api<Memcached> = Api::namespaced(client.clone(), "default");
+        let sample = rop_testenv::object_from_file(&root.join(SAMPLE));
+        let sample: Memcached = sample.expect("the sample");
+        let api = Api::namespaced(client.clone(), "default");
         let name = sample.name_any();
         api.create(&PostParams::default(), &sample)
             .await
             .expect("the API server accepts the sample");
 
-        // The controller adds its finalizer and creates the Deployment the object owns. No
+        // The controller adds its finalizer and applies the Deployment the object owns. No
         // kube-controller-manager runs here, so its Pods never start: the object reports
         // Progressing, not Available.
         let reconciled = wait_for(&api, &name, |object| {
-            let finalized = object
-                .finalizers()
-                .iter()
-                .any(|f| f == controller::memcached::FINALIZER);
-            let progressing = object.status.as_ref().is_some_and(|status| {
-                status
-                    .conditions
-                    .iter()
-                    .any(|c| c.type_ == "Progressing" && c.status == "True")
-            });
-            finalized && progressing
+            let progressing = object
+                .status
+                .as_ref()
+                .is_some_and(|status| rop::conditions::is_true(&status.conditions, "Progressing"));
+            progressing && !object.finalizers().is_empty()
         })
         .await;
-        let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
-            Api::namespaced(client.clone(), "default");
-        let deployment = deployments.get(&name).await.expect("the Deployment exists");
-        let owners = deployment.metadata.owner_references.unwrap_or_default();
-        assert!(
-            owners
-                .iter()
-                .any(|o| Some(&o.uid) == reconciled.metadata.uid.as_ref()),
-            "the Deployment is owned by {name}: {owners:?}"
-        );
-        let status = reconciled.status.expect("the status is set");
+        let status = reconciled.status.as_ref().expect("the status is set");
         assert_eq!(status.observed_generation, reconciled.metadata.generation);
+        let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+        let replicas = |d: &Deployment| d.spec.as_ref().and_then(|spec| spec.replicas);
+        let deployment = wait_for(&deployments, &name, |_| true).await;
+        let owner = &deployment.owner_references()[0];
+        assert_eq!(
+            Some(&owner.uid),
+            reconciled.metadata.uid.as_ref(),
+            "the object owns its Deployment"
+        );
+        assert_eq!(replicas(&deployment), Some(reconciled.spec.size));
+
+        // Heals: a deleted Deployment comes back, a scaled one is scaled back.
+        deployments
+            .delete(&name, &DeleteParams::default())
+            .await
+            .unwrap();
+        wait_for(&deployments, &name, |d| {
+            d.metadata.uid != deployment.metadata.uid
+        })
+        .await;
+        let scale = serde_json::json!({ "spec": { "replicas": 7 } });
+        deployments
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&scale))
+            .await
+            .unwrap();
+        wait_for(&deployments, &name, |d| {
+            replicas(d) == Some(reconciled.spec.size)
+        })
+        .await;
+
+        // Follows the spec.
+        let resize = serde_json::json!({ "spec": { "size": 3 } });
+        api.patch(&name, &PatchParams::default(), &Patch::Merge(&resize))
+            .await
+            .unwrap();
+        wait_for(&deployments, &name, |d| replicas(d) == Some(3)).await;
+        let converged = wait_for(&api, &name, |object| {
+            object.status.as_ref().and_then(|s| s.observed_generation) == object.metadata.generation
+        })
+        .await;
+
+        // Idempotent: a pass over a converged object writes neither it nor its Deployment.
+        let deployment = deployments.get(&name).await.unwrap();
+        let before = passes();
+        let touched = annotate(&api, &name).await;
+        wait_until("another pass", || passes() > before).await;
+        assert_eq!(
+            api.get(&name).await.unwrap().resource_version(),
+            touched.resource_version()
+        );
+        assert_eq!(
+            deployments.get(&name).await.unwrap().resource_version(),
+            deployment.resource_version()
+        );
+        assert_eq!(touched.status, converged.status);
 
         // Deleting the object runs the cleanup, which lets the finalizer go.
         api.delete(&name, &DeleteParams::default()).await.unwrap();
-        let deadline = Instant::now() + WAIT;
-        while api.get_opt(&name).await.unwrap().is_some() {
-            assert!(
-                Instant::now() < deadline,
-                "{name} is still there: its finalizer stayed"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        wait_until_gone(&api, &name).await;
         // The cleanup deleted the Deployment (no garbage collector runs here).
         assert!(
             deployments.get_opt(&name).await.unwrap().is_none(),
             "the Deployment is gone"
         );
-        shutdown.cancel();
-        running.await.expect("the controller stops");
+        stop.send(()).unwrap();
+        running.await.unwrap().expect("the manager stops cleanly");
     });
 }
 
-/// Polls `name` until `done` holds for it.
-async fn wait_for(
-    api: &Api<Memcached>,
-    name: &str,
-    done: impl Fn(&Memcached) -> bool,
-) -> Memcached {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Some(object) = api.get_opt(name).await.unwrap()
-            && done(&object)
-        {
-            return object;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{name} did not get there within {WAIT:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+/// Sets an annotation on `name`, which makes the controller look at it again; returns the
+/// object as written.
+async fn annotate(api: &Api<Memcached>, name: &str) -> Memcached {
+    let patch =
+        serde_json::json!({ "metadata": { "annotations": { "example.com/touched": "true" } } });
+    api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap()
 }

@@ -57,7 +57,9 @@ mod tests {
 
     /// An object as a user would create it; the tests send it through the webhook server.
     fn object() -> Memcached {
-        let mut object = Memcached::new("memcached-sample", Default::default());
+        let name = "memcached-sample";
+        let spec = Default::default();
+        let mut object = Memcached::new(name, spec);
         object.metadata.namespace = Some("default".into());
         object
     }
@@ -76,10 +78,8 @@ mod tests {
             .default(&mut expected)
             .await
             .expect("the object is defaulted");
-        let path = Memcached::TARGET
-            .webhook(true)
-            .expect("a mutating webhook")
-            .path;
+        let webhook = Memcached::TARGET.webhook(true);
+        let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);
         let answer = server()
             .handle(path, review)
@@ -92,10 +92,8 @@ mod tests {
     #[tokio::test]
     async fn validation_answers_with_the_verdict() {
         let object = object();
-        let path = Memcached::TARGET
-            .webhook(false)
-            .expect("a validating webhook")
-            .path;
+        let webhook = Memcached::TARGET.webhook(false);
+        let path = webhook.expect("a validating webhook").path;
         let server = server();
         let reviews = [
             testing::admission_review("CREATE", Some(&object), None),

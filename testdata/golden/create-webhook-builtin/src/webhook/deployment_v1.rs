@@ -51,10 +51,8 @@ mod tests {
             .default(&mut expected)
             .await
             .expect("the object is defaulted");
-        let path = DeploymentV1::TARGET
-            .webhook(true)
-            .expect("a mutating webhook")
-            .path;
+        let webhook = DeploymentV1::TARGET.webhook(true);
+        let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);
         let answer = server()
             .handle(path, review)

@@ -58,10 +58,8 @@ mod tests {
     #[tokio::test]
     async fn validation_answers_with_the_verdict() {
         let object = object();
-        let path = PodV1::TARGET
-            .webhook(false)
-            .expect("a validating webhook")
-            .path;
+        let webhook = PodV1::TARGET.webhook(false);
+        let path = webhook.expect("a validating webhook").path;
         let server = server();
         let reviews = [
             testing::admission_review("CREATE", Some(&object), None),

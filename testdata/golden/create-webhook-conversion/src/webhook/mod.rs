@@ -38,18 +38,18 @@ mod tests {
     #[tokio::test]
     async fn memcached_v1beta1_round_trips_through_the_hub() {
         use memcached_operator_api::v1beta1::Memcached;
-        let mut object = Memcached::new("memcached-sample", Default::default());
+        let name = "memcached-sample";
+        let spec = Default::default();
+        let mut object = Memcached::new(name, spec);
         object.metadata.labels = Some([("app".to_string(), "sample".to_string())].into());
         let server = super::server().expect("the webhooks register");
-        let hub: serde_json::Value =
-            rop::webhook::testing::convert(&server, "cache.example.com/v1", &object)
-                .await
-                .expect("converts to the hub");
-        assert_eq!(hub["apiVersion"], "cache.example.com/v1");
-        let back: Memcached =
-            rop::webhook::testing::convert(&server, "cache.example.com/v1beta1", &hub)
-                .await
-                .expect("converts back");
+        let hub_version = "cache.example.com/v1";
+        let spoke_version = "cache.example.com/v1beta1";
+        let hub = rop::webhook::testing::convert(&server, hub_version, &object).await;
+        let hub: serde_json::Value = hub.expect("converts to the hub");
+        assert_eq!(hub["apiVersion"], hub_version);
+        let back = rop::webhook::testing::convert(&server, spoke_version, &hub).await;
+        let back: Memcached = back.expect("converts back");
         assert_eq!(back, object);
     }
     // +rop:scaffold:webhook-tests

@@ -30,7 +30,9 @@ mod tests {
 
     /// An object as a user would create it; the tests send it through the webhook server.
     fn object() -> Memcached {
-        let mut object = Memcached::new("memcached-sample", Default::default());
+        let name = "memcached-sample";
+        let spec = Default::default();
+        let mut object = Memcached::new(name, spec);
         object.metadata.namespace = Some("default".into());
         object
     }
@@ -49,10 +51,8 @@ mod tests {
             .default(&mut expected)
             .await
             .expect("the object is defaulted");
-        let path = Memcached::TARGET
-            .webhook(true)
-            .expect("a mutating webhook")
-            .path;
+        let webhook = Memcached::TARGET.webhook(true);
+        let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);
         let answer = server()
             .handle(path, review)

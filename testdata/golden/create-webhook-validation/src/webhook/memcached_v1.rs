@@ -43,7 +43,9 @@ mod tests {
 
     /// An object as a user would create it; the tests send it through the webhook server.
     fn object() -> Memcached {
-        let mut object = Memcached::new("memcached-sample", Default::default());
+        let name = "memcached-sample";
+        let spec = Default::default();
+        let mut object = Memcached::new(name, spec);
         object.metadata.namespace = Some("default".into());
         object
     }
@@ -56,10 +58,8 @@ mod tests {
     #[tokio::test]
     async fn validation_answers_with_the_verdict() {
         let object = object();
-        let path = Memcached::TARGET
-            .webhook(false)
-            .expect("a validating webhook")
-            .path;
+        let webhook = Memcached::TARGET.webhook(false);
+        let path = webhook.expect("a validating webhook").path;
         let server = server();
         let reviews = [
             testing::admission_review("CREATE", Some(&object), None),

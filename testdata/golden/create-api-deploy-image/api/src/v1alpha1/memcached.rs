@@ -11,9 +11,8 @@ use serde::{Deserialize, Serialize};
 
 // Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
 // `storage` marks this version as the one the API server stores; a kind has exactly one.
-// The controller creates a Deployment per object (`owns`: the watch, and RBAC on deployments),
-// reads its Pods to explain an unavailable workload, and records Events: the `rbac` rules give
-// it exactly those permissions.
+// The controller applies a Deployment per object (`owns`: the watch, and RBAC on deployments)
+// and records Events: the `rbac` rule gives it that permission.
 /// MemcachedSpec defines the desired state of Memcached.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
@@ -30,7 +29,6 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq"
 )]
 #[rop(owns(group = "apps", version = "v1", kind = "Deployment"))]
-#[rop(rbac(groups = [""], resources = ["pods"], verbs = ["get", "list", "watch"]))]
 #[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 #[rop(printcolumn(name = "Size", type_ = "integer", json_path = ".spec.size"))]
 #[rop(printcolumn(

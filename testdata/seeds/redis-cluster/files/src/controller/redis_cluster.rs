@@ -1,234 +1,151 @@
-//! Controller for `RedisCluster`: keeps `spec.replicas` Redis Pods, named `<cluster>-<n>`.
+//! The RedisCluster controller: keeps `spec.replicas` Redis Pods named `<cluster>-0` ..
+//! `<cluster>-<N-1>`, and reports how many are ready.
 //!
-//! Observe the Pods the cluster owns, compute the difference with the desired set
-//! (Δ = desired − current), act on it alone: create the missing replicas, delete the surplus.
-//! A converged cluster is not written again (f(f(x)) = f(x)).
+//! Each pass compares the Pods the cluster owns with the names it should have and acts on the
+//! difference alone ([`plan`]): a lost replica is created again, the surplus is deleted, the
+//! highest first. A converged cluster is not written at all.
 
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
-use futures::future::BoxFuture;
 use k8s_openapi::api::core::v1::{Container, ContainerPort, Pod, PodSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
-use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use kube::runtime::controller::{Action, Controller};
-use kube::runtime::finalizer::{self, Event, finalizer};
-use kube::runtime::watcher;
-use kube::{Client, Resource, ResourceExt};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::ResourceExt;
+use kube::api::{Api, DeleteParams, ListParams};
 use redis_operator_api::v1alpha1::{RedisCluster, RedisClusterStatus};
-use tokio_util::sync::CancellationToken;
-use tracing::{debug, info, warn};
+use rop::conditions;
+use rop::controller::{Action, Context, Reconciler};
+use tracing::info;
 
-use super::{Context, error_chain, set_condition};
-
-/// Name of this controller in logs and metrics.
-pub const CONTROLLER_NAME: &str = "rediscluster";
-/// Finalizer that keeps a `RedisCluster` until `cleanup` has run.
-pub const FINALIZER: &str = "cache.example.com/finalizer";
-/// Label that ties a Pod to its cluster.
+/// Label that ties a Pod to its cluster, to list a cluster's Pods.
 const CLUSTER_LABEL: &str = "cache.example.com/cluster";
-/// Periodic re-check, to repair drift nobody told us about.
-const REQUEUE_AFTER: Duration = Duration::from_secs(5 * 60);
-/// Retry delay after a failed reconciliation.
-const ERROR_REQUEUE_AFTER: Duration = Duration::from_secs(15);
 
-/// Why a reconciliation failed. `key` is the cluster's `namespace/name`.
+/// How long a reconciled cluster waits before it is looked at again, to repair drift no watch
+/// reported.
+const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
+
+/// Why a pass failed; the variants name the step, and `kube::Error` says why.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{key}: object has no namespace")]
-    MissingNamespace { key: String },
-
-    #[error("{key}: failed to {action}")]
-    Api {
-        key: String,
-        /// What was attempted, e.g. `create Pod test-1`.
-        action: String,
-        #[source]
-        source: Box<kube::Error>,
-    },
-
-    #[error("{key}: failed to update the finalizer")]
-    Finalizer {
-        key: String,
-        #[source]
-        source: Box<finalizer::Error<Error>>,
-    },
+    #[error("failed to list the cluster's Pods")]
+    List(#[source] kube::Error),
+    #[error("failed to create Pod {0}")]
+    Create(String, #[source] kube::Error),
+    #[error("failed to delete Pod {0}")]
+    Delete(String, #[source] kube::Error),
+    #[error("failed to update the status")]
+    Status(#[source] kube::Error),
 }
 
-impl Error {
-    /// Short label for the `reason` of `controller_runtime_reconcile_errors_total`.
-    pub fn metric_label(&self) -> &'static str {
-        match self {
-            Self::MissingNamespace { .. } => "missing_namespace",
-            Self::Api { .. } => "api",
-            Self::Finalizer { .. } => "finalizer",
+/// Reconciles `RedisCluster` objects.
+pub struct RedisClusterReconciler;
+
+impl Reconciler for RedisClusterReconciler {
+    type Kind = RedisCluster;
+    type Error = Error;
+    // The Pods carry owner references: the garbage collector deletes them with the cluster.
+    const CLEANUP: bool = false;
+
+    async fn reconcile(
+        &self,
+        cluster: Arc<RedisCluster>,
+        ctx: &Context<RedisCluster>,
+    ) -> Result<Action, Error> {
+        // A RedisCluster is namespaced: it always has one.
+        let namespace = cluster.namespace().unwrap_or_default();
+        let pods: Api<Pod> = Api::namespaced(ctx.client().clone(), &namespace);
+        let selector = format!("{CLUSTER_LABEL}={}", cluster.name_any());
+        let owned = pods
+            .list(&ListParams::default().labels(&selector))
+            .await
+            .map_err(Error::List)?
+            .items;
+        let names: Vec<String> = owned.iter().map(ResourceExt::name_any).collect();
+
+        let plan = plan(&cluster.name_any(), cluster.spec.replicas, &names);
+        for name in &plan.create {
+            ctx.apply(&cluster, desired_pod(&cluster, name))
+                .await
+                .map_err(|e| Error::Create(name.clone(), e))?;
+            info!(pod = %name, "created a missing replica");
         }
+        // A Pod already terminating is on its way out: deleting it again is no news.
+        let terminating = |name: &String| {
+            owned
+                .iter()
+                .any(|pod| pod.name_any() == *name && pod.metadata.deletion_timestamp.is_some())
+        };
+        for name in plan.delete.iter().filter(|name| !terminating(name)) {
+            pods.delete(name, &DeleteParams::default())
+                .await
+                .map_err(|e| Error::Delete(name.clone(), e))?;
+            info!(pod = %name, "deleted a surplus replica");
+        }
+
+        let ready = owned
+            .iter()
+            .filter(|pod| !plan.delete.contains(&pod.name_any()) && is_ready(pod))
+            .count();
+        let status = desired_status(&cluster, i32::try_from(ready).unwrap_or(i32::MAX));
+        ctx.update_status(&cluster, status)
+            .await
+            .map_err(Error::Status)?;
+        Ok(Action::requeue(RESYNC_AFTER))
     }
 }
 
-/// Runs the controller until `shutdown` is cancelled.
-pub fn run(
-    client: Client,
-    ctx: Arc<Context>,
-    shutdown: CancellationToken,
-) -> BoxFuture<'static, ()> {
-    Box::pin(async move {
-        info!(controller = CONTROLLER_NAME, "starting controller");
-        ctx.metrics.init_controller(CONTROLLER_NAME);
-        // `owns(Pod)` on the types: a lost Pod reconciles its cluster at once.
-        let controller = Controller::new(
-            Api::<RedisCluster>::all(client.clone()),
-            watcher::Config::default(),
-        );
-        super::watch_related(controller, &client)
-            .graceful_shutdown_on(shutdown.cancelled_owned())
-            .run(reconcile, error_policy, ctx)
-            .for_each(|result| async move {
-                match result {
-                    Ok((object, action)) => debug!(%object, ?action, "reconciled"),
-                    Err(err) => warn!(error = error_chain(&err), "reconcile failed"),
-                }
-            })
-            .await;
-        info!(controller = CONTROLLER_NAME, "controller stopped");
-    })
+/// What a pass changes: the replicas to create and the Pods to delete.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub create: Vec<String>,
+    pub delete: Vec<String>,
 }
 
-/// Brings the cluster in line with one `RedisCluster`, in a span naming it.
-pub async fn reconcile(obj: Arc<RedisCluster>, ctx: Arc<Context>) -> Result<Action, Error> {
-    super::instrumented(
-        &ctx,
-        CONTROLLER_NAME,
-        obj.as_ref(),
-        reconcile_object(&obj, &ctx),
-    )
-    .await
-}
-
-/// Retries a failed reconciliation later.
-pub fn error_policy(_obj: Arc<RedisCluster>, err: &Error, ctx: Arc<Context>) -> Action {
-    ctx.metrics
-        .reconcile_failed(CONTROLLER_NAME, err.metric_label());
-    Action::requeue(ERROR_REQUEUE_AFTER)
-}
-
-async fn reconcile_object(obj: &RedisCluster, ctx: &Context) -> Result<Action, Error> {
-    let key = key(obj);
-    let clusters = Api::<RedisCluster>::namespaced(ctx.client.clone(), &namespace(obj)?);
-    let latest = clusters
-        .get_opt(&obj.name_any())
-        .await
-        .map_err(|source| api_error(obj, "get the cluster", source))?;
-    let Some(latest) = latest else {
-        return Ok(Action::await_change());
-    };
-    finalizer(&clusters, FINALIZER, Arc::new(latest), |event| async move {
-        match event {
-            Event::Apply(obj) => apply(&obj, ctx).await,
-            // The Pods carry owner references: Kubernetes deletes them with the cluster.
-            Event::Cleanup(_) => Ok(Action::await_change()),
-        }
-    })
-    .await
-    .map_err(|err| match err {
-        finalizer::Error::ApplyFailed(err) | finalizer::Error::CleanupFailed(err) => err,
-        other => Error::Finalizer {
-            key,
-            source: Box::new(other),
-        },
-    })
-}
-
-/// The replicas to create and the Pods to delete to get from `existing` Pod names to
-/// `replicas` Pods named `<cluster>-0` .. `<cluster>-<replicas - 1>`, both sorted (the API
-/// lists Pods in no particular order; the work should not depend on it).
-pub fn plan(cluster: &str, replicas: i32, existing: &[String]) -> (Vec<String>, Vec<String>) {
+/// The plan that takes the Pods named `existing` to `replicas` Pods named `<cluster>-0` ..
+/// `<cluster>-<replicas - 1>`. The surplus goes highest ordinal first, as a StatefulSet scales
+/// down, so the replicas that stay are always the lowest; the API lists Pods in no particular
+/// order, and the plan does not depend on it.
+pub fn plan(cluster: &str, replicas: i32, existing: &[String]) -> Plan {
     let desired: Vec<String> = (0..replicas.max(0))
         .map(|i| format!("{cluster}-{i}"))
         .collect();
-    let missing = desired
+    let create = desired
         .iter()
         .filter(|name| !existing.contains(name))
         .cloned()
         .collect();
-    let mut surplus: Vec<String> = existing
+    let mut delete: Vec<String> = existing
         .iter()
         .filter(|name| !desired.contains(name))
         .cloned()
         .collect();
-    surplus.sort();
-    (missing, surplus)
+    delete.sort_by_key(|name| Reverse(ordinal(cluster, name)));
+    Plan { create, delete }
 }
 
-/// Observe → Diff → Act for the Pods, then report the ready ones in the status.
-async fn apply(obj: &RedisCluster, ctx: &Context) -> Result<Action, Error> {
-    let key = key(obj);
-    let pods = Api::<Pod>::namespaced(ctx.client.clone(), &namespace(obj)?);
-    let selector = format!("{CLUSTER_LABEL}={}", obj.name_any());
-    let owned = pods
-        .list(&ListParams::default().labels(&selector))
-        .await
-        .map_err(|source| api_error(obj, "list Pods", source))?
-        .items;
-    let names: Vec<String> = owned.iter().map(ResourceExt::name_any).collect();
-
-    let (missing, surplus) = plan(&obj.name_any(), obj.spec.replicas, &names);
-    for name in &missing {
-        pods.create(&PostParams::default(), &desired_pod(obj, name))
-            .await
-            .map_err(|source| api_error(obj, &format!("create Pod {name}"), source))?;
-        info!(%key, pod = %name, "created a missing replica");
-    }
-    for name in &surplus {
-        pods.delete(name, &DeleteParams::default())
-            .await
-            .map_err(|source| api_error(obj, &format!("delete Pod {name}"), source))?;
-        info!(%key, pod = %name, "deleted a surplus replica");
-    }
-
-    let ready = owned
-        .iter()
-        .filter(|pod| !surplus.contains(&pod.name_any()) && is_ready(pod))
-        .count();
-    let status = desired_status(
-        obj,
-        i32::try_from(ready).unwrap_or(i32::MAX),
-        Time(Timestamp::now()),
-    );
-    if obj.status.as_ref() != Some(&status) {
-        let patch = serde_json::json!({ "status": status });
-        Api::<RedisCluster>::namespaced(ctx.client.clone(), &namespace(obj)?)
-            .patch_status(
-                &obj.name_any(),
-                &PatchParams::default(),
-                &Patch::Merge(&patch),
-            )
-            .await
-            .map_err(|source| api_error(obj, "update the status", source))?;
-    }
-    Ok(Action::requeue(REQUEUE_AFTER))
+/// The `n` of a Pod named `<cluster>-<n>`.
+fn ordinal(cluster: &str, name: &str) -> Option<u32> {
+    name.strip_prefix(cluster)?.strip_prefix('-')?.parse().ok()
 }
 
-/// Replica `name` of `obj`, owned by it.
-fn desired_pod(obj: &RedisCluster, name: &str) -> Pod {
+/// Replica `name` of `cluster`: only the fields this controller manages (the apply adds the
+/// owner reference and the namespace).
+fn desired_pod(cluster: &RedisCluster, name: &str) -> Pod {
     Pod {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            namespace: obj.namespace(),
             labels: Some(BTreeMap::from([(
                 CLUSTER_LABEL.to_string(),
-                obj.name_any(),
+                cluster.name_any(),
             )])),
-            owner_references: obj.controller_owner_ref(&()).map(|owner| vec![owner]),
             ..ObjectMeta::default()
         },
         spec: Some(PodSpec {
             containers: vec![Container {
                 name: "redis".into(),
-                image: Some(obj.spec.image.clone()),
+                image: Some(cluster.spec.image.clone()),
                 ports: Some(vec![ContainerPort {
                     container_port: 6379,
                     name: Some("redis".into()),
@@ -243,196 +160,144 @@ fn desired_pod(obj: &RedisCluster, name: &str) -> Pod {
     }
 }
 
+/// Whether the kubelet reports `pod` ready.
 fn is_ready(pod: &Pod) -> bool {
-    let conditions = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_deref())
-        .unwrap_or_default();
+    let conditions = pod.status.as_ref().and_then(|s| s.conditions.as_deref());
     conditions
+        .unwrap_or_default()
         .iter()
         .any(|c| c.type_ == "Ready" && c.status == "True")
 }
 
-/// The status for `ready` ready replicas; `now` stamps conditions that change.
-fn desired_status(obj: &RedisCluster, ready: i32, now: Time) -> RedisClusterStatus {
-    let generation = obj.metadata.generation;
+/// The status of `cluster` with `ready` ready replicas: `Available` once all of them are.
+fn desired_status(cluster: &RedisCluster, ready: i32) -> RedisClusterStatus {
+    let generation = cluster.metadata.generation;
     let mut status = RedisClusterStatus {
         ready_replicas: ready,
         observed_generation: generation,
-        ..obj.status.clone().unwrap_or_default()
+        ..cluster.status.clone().unwrap_or_default()
     };
-    let all = ready >= obj.spec.replicas;
-    set_condition(
+    let all = ready >= cluster.spec.replicas;
+    let reason = if all {
+        "AllReplicasReady"
+    } else {
+        "ReplicasNotReady"
+    };
+    let message = format!("{ready} of {} replicas are ready", cluster.spec.replicas);
+    conditions::set(
         &mut status.conditions,
-        Condition {
-            type_: "Available".into(),
-            status: if all { "True" } else { "False" }.into(),
-            reason: if all {
-                "AllReplicasReady"
-            } else {
-                "ReplicasNotReady"
-            }
-            .into(),
-            message: format!("{ready} of {} replicas are ready", obj.spec.replicas),
-            observed_generation: generation,
-            last_transition_time: now,
-        },
+        conditions::new("Available", all, reason, message, generation),
     );
     status
 }
 
-fn api_error(obj: &RedisCluster, action: &str, source: kube::Error) -> Error {
-    Error::Api {
-        key: key(obj),
-        action: action.into(),
-        source: Box::new(source),
-    }
-}
-
-fn key(obj: &RedisCluster) -> String {
-    format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
-}
-
-fn namespace(obj: &RedisCluster) -> Result<String, Error> {
-    obj.namespace()
-        .ok_or_else(|| Error::MissingNamespace { key: key(obj) })
-}
-
 #[cfg(test)]
 mod tests {
+    use k8s_openapi::api::core::v1::{PodCondition, PodStatus};
     use redis_operator_api::v1alpha1::RedisClusterSpec;
 
     use super::*;
-    use crate::controller::testing::FakeApi;
-    use crate::metrics::Metrics;
 
-    const NAMESPACE: &str = "default";
-
-    async fn cluster(replicas: i32) -> (FakeApi, Arc<Context>) {
-        let fake = FakeApi::start::<RedisCluster>(Vec::new(), None).await;
-        let ctx = Arc::new(Context {
-            client: fake.client.clone(),
-            metrics: Metrics::default(),
-        });
-        let mut obj = RedisCluster::new(
-            "test",
+    fn cluster(replicas: i32) -> RedisCluster {
+        let mut cluster = RedisCluster::new(
+            "db",
             RedisClusterSpec {
                 replicas,
                 image: "redis:7.2-alpine".into(),
             },
         );
-        obj.metadata.namespace = Some(NAMESPACE.into());
-        clusters(&ctx)
-            .create(&PostParams::default(), &obj)
-            .await
-            .unwrap();
-        (fake, ctx)
+        cluster.metadata.generation = Some(2);
+        cluster
     }
 
-    fn clusters(ctx: &Context) -> Api<RedisCluster> {
-        Api::namespaced(ctx.client.clone(), NAMESPACE)
-    }
-
-    async fn pass(ctx: &Arc<Context>) {
-        let obj = clusters(ctx).get("test").await.unwrap();
-        reconcile(Arc::new(obj), ctx.clone()).await.unwrap();
-    }
-
-    async fn pod_names(ctx: &Context) -> Vec<String> {
-        let pods = Api::<Pod>::namespaced(ctx.client.clone(), NAMESPACE);
-        let mut names: Vec<String> = pods
-            .list(&ListParams::default())
-            .await
-            .unwrap()
-            .items
-            .iter()
-            .map(ResourceExt::name_any)
-            .collect();
-        names.sort();
-        names
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
     }
 
     #[test]
     fn plan_creates_the_missing_and_deletes_the_surplus() {
-        let existing = ["db-0".to_string(), "db-2".to_string(), "db-7".to_string()];
+        let existing = names(&["db-0", "db-2", "db-7"]);
         assert_eq!(
             plan("db", 3, &existing),
-            (vec!["db-1".to_string()], vec!["db-7".to_string()])
+            Plan {
+                create: names(&["db-1"]),
+                delete: names(&["db-7"]),
+            }
         );
-        assert_eq!(plan("db", 0, &existing).1, existing);
-    }
-
-    #[tokio::test]
-    async fn lost_replicas_are_created_again() {
-        let (fake, ctx) = cluster(3).await;
-        pass(&ctx).await; // adds the finalizer
-        pass(&ctx).await;
-        assert_eq!(pod_names(&ctx).await, ["test-0", "test-1", "test-2"]);
-
-        // Two replicas are lost (a node went away).
-        let pods = Api::<Pod>::namespaced(ctx.client.clone(), NAMESPACE);
-        for name in ["test-0", "test-2"] {
-            pods.delete(name, &DeleteParams::default()).await.unwrap();
-        }
-        fake.take_writes();
-
-        pass(&ctx).await;
-
-        assert_eq!(pod_names(&ctx).await, ["test-0", "test-1", "test-2"]);
         assert_eq!(
-            fake.take_writes(),
-            ["create Pod default/test-0", "create Pod default/test-2"]
-        );
-        let recreated = pods.get("test-0").await.unwrap();
-        let owner = &recreated.owner_references()[0];
-        assert_eq!(
-            (owner.kind.as_str(), owner.name.as_str()),
-            ("RedisCluster", "test")
+            plan("db", 3, &names(&["db-0", "db-1", "db-2"])),
+            Plan {
+                create: Vec::new(),
+                delete: Vec::new(),
+            },
+            "a converged cluster needs nothing"
         );
     }
 
-    #[tokio::test]
-    async fn a_healthy_cluster_is_not_written_again() {
-        let (fake, ctx) = cluster(2).await;
-        pass(&ctx).await;
-        pass(&ctx).await;
-        fake.take_writes();
-
-        pass(&ctx).await;
-        pass(&ctx).await;
-
-        assert_eq!(fake.take_writes(), Vec::<String>::new());
+    #[test]
+    fn the_surplus_goes_highest_first() {
+        let existing = names(&["db-2", "db-10", "db-0", "db-9", "db-1"]);
+        assert_eq!(
+            plan("db", 1, &existing).delete,
+            names(&["db-10", "db-9", "db-2", "db-1"])
+        );
     }
 
-    #[tokio::test]
-    async fn scaling_down_removes_the_highest_replicas_and_reports_readiness() {
-        let (fake, ctx) = cluster(3).await;
-        pass(&ctx).await;
-        pass(&ctx).await;
-        let scale = serde_json::json!({ "spec": { "replicas": 1 } });
-        clusters(&ctx)
-            .patch("test", &PatchParams::default(), &Patch::Merge(&scale))
-            .await
-            .unwrap();
-        fake.take_writes();
+    #[test]
+    fn a_replica_is_a_redis_pod_labelled_with_its_cluster() {
+        let pod = desired_pod(&cluster(3), "db-1");
 
-        pass(&ctx).await;
+        assert_eq!(pod.metadata.name.as_deref(), Some("db-1"));
+        assert_eq!(pod.labels()[CLUSTER_LABEL], "db");
+        let container = &pod.spec.unwrap().containers[0];
+        assert_eq!(container.image.as_deref(), Some("redis:7.2-alpine"));
+        assert_eq!(container.ports.as_ref().unwrap()[0].container_port, 6379);
+    }
 
-        assert_eq!(pod_names(&ctx).await, ["test-0"]);
+    #[test]
+    fn only_a_pod_the_kubelet_reports_ready_counts() {
+        let with_ready = |status: &str| Pod {
+            status: Some(PodStatus {
+                conditions: Some(vec![PodCondition {
+                    type_: "Ready".into(),
+                    status: status.into(),
+                    ..PodCondition::default()
+                }]),
+                ..PodStatus::default()
+            }),
+            ..Pod::default()
+        };
+        assert!(is_ready(&with_ready("True")));
+        assert!(!is_ready(&with_ready("False")));
+        assert!(!is_ready(&Pod::default()));
+    }
+
+    #[test]
+    fn the_status_counts_the_ready_replicas() {
+        let status = desired_status(&cluster(3), 1);
+
         assert_eq!(
-            fake.take_writes(),
-            [
-                "delete default/test-1",
-                "delete default/test-2",
-                "patch status default/test"
-            ]
+            (status.ready_replicas, status.observed_generation),
+            (1, Some(2))
         );
-        let status = clusters(&ctx).get("test").await.unwrap().status.unwrap();
+        let available = conditions::find(&status.conditions, "Available").unwrap();
         assert_eq!(
-            status.ready_replicas, 0,
-            "the fake runs no kubelet: no Pod is ready"
+            (available.status.as_str(), available.message.as_str()),
+            ("False", "1 of 3 replicas are ready")
         );
-        assert_eq!(status.conditions[0].message, "0 of 1 replicas are ready");
+        let status = desired_status(&cluster(3), 3);
+        assert!(conditions::is_true(&status.conditions, "Available"));
+    }
+
+    #[test]
+    fn a_converged_status_is_computed_again_unchanged() {
+        let mut converged = cluster(2);
+        converged.status = Some(desired_status(&converged, 2));
+
+        assert_eq!(
+            Some(desired_status(&converged, 2)),
+            converged.status,
+            "no status write on the next pass"
+        );
     }
 }

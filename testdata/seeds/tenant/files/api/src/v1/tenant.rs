@@ -6,9 +6,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// TenantSpec defines the desired state of Tenant.
-// clippy reads the repeated keys of `owns(...)` (`version = "v1"`) as duplicated attributes;
-// they describe different kinds.
-#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
     group = "tenancy.example.com",
