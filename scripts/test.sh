@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The whole test suite, with everything it needs installed first, so that it passes on a fresh
+# machine: kubernetes-validate (PyPI), rustfmt and clippy (rustup), and the test API server's
+# etcd and kube-apiserver (built once with Go into ~/.cache/rop-testenv/bin, about 8 minutes
+# cold, well under a second after that). CI (.ci/run) runs this same script.
+#
+#   scripts/test.sh [CARGO TEST ARGS...]     e.g. scripts/test.sh -p rop-cli --test lifecycle
+#
+# ROP_TESTENV_INSTALL=0 skips building the API server (its tests then say they skipped).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+
+step() { echo "==> $*" >&2; }
+
+if ! command -v kubernetes-validate >/dev/null; then
+  step "installing kubernetes-validate (checks every generated manifest offline)"
+  python3 -m pip install --quiet --disable-pip-version-check 'kubernetes-validate==1.37.0'
+fi
+command -v kubectl >/dev/null || {
+  echo "error: kubectl is required (its built-in kustomize builds config/): install it and run again" >&2
+  exit 1
+}
+if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+  step "installing rustfmt and clippy (generated projects are checked with both)"
+  rustup component add rustfmt clippy
+fi
+if [ "${ROP_TESTENV_INSTALL:-1}" != 0 ]; then
+  step "installing the test API server (scripts/install-testenv.sh)"
+  scripts/install-testenv.sh >/dev/null
+fi
+
+step "cargo test --workspace $*"
+cargo test --workspace "$@"
