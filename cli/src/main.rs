@@ -60,6 +60,9 @@ enum Commands {
     Generate(commands::generate::GenerateArgs),
     /// Check CustomResourceDefinition YAML files against the API server's rules and API conventions.
     Verify(commands::verify::VerifyArgs),
+    /// The real API server (etcd and kube-apiserver) that controller tests run against.
+    #[command(subcommand)]
+    Testenv(commands::testenv::TestenvCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -110,6 +113,7 @@ fn main() -> ExitCode {
         Commands::Delete(Delete::Webhook(args)) => commands::delete_webhook::run(&project::find_root(&root), args),
         Commands::Generate(args) => commands::generate::run(&project::find_root(&root), args),
         Commands::Verify(args) => commands::verify::run(&root, args),
+        Commands::Testenv(command) => commands::testenv::run(command),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

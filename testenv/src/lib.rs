@@ -77,7 +77,7 @@ pub const KUBERNETES_VERSION: &str = "v1.36.3";
 pub enum Error {
     /// `etcd` or `kube-apiserver` is not installed. Tests treat this as "skip", not "fail".
     #[error(
-        "{binary} not found (looked in {}); install it with scripts/install-testenv.sh or point ROP_TESTENV_DIR or KUBEBUILDER_ASSETS at a folder holding etcd and kube-apiserver",
+        "{binary} not found (looked in {}); install both with `rop testenv install` (`make testenv`), or point ROP_TESTENV_DIR or KUBEBUILDER_ASSETS at a folder holding etcd and kube-apiserver",
         searched.join(", ")
     )]
     NotInstalled {
@@ -85,6 +85,19 @@ pub enum Error {
         binary: &'static str,
         /// Where it was looked for, in order.
         searched: Vec<String>,
+    },
+    /// The folder a variable names does not hold a binary: it is refused, not passed over.
+    #[error(
+        "{variable}={} holds no executable {binary}: point it at a folder holding etcd and kube-apiserver, or unset it to use ~/.cache/rop-testenv/bin",
+        dir.display()
+    )]
+    NotInFolder {
+        /// `ROP_TESTENV_DIR` or `KUBEBUILDER_ASSETS`.
+        variable: &'static str,
+        /// The folder it names.
+        dir: PathBuf,
+        /// The binary missing there.
+        binary: &'static str,
     },
     /// A file or process operation failed.
     #[error("{what}: {source}")]
@@ -147,24 +160,29 @@ pub struct Binaries {
 }
 
 impl Binaries {
-    /// Finds `etcd` and `kube-apiserver`: in `$ROP_TESTENV_DIR`, `$KUBEBUILDER_ASSETS`,
-    /// `~/.cache/rop-testenv/bin` (the first of these folders that holds both), else each on
-    /// `PATH`.
+    /// Finds `etcd` and `kube-apiserver`. A folder named by `$ROP_TESTENV_DIR` (else by
+    /// `$KUBEBUILDER_ASSETS`) is the only place looked in: it holds both or the search fails
+    /// ([`Error::NotInFolder`]), it is never passed over. Without either variable:
+    /// `~/.cache/rop-testenv/bin` when it holds both, else each on `PATH`.
     pub fn find() -> Result<Binaries, Error> {
-        let mut searched = Vec::new();
-        let mut dirs: Vec<PathBuf> = Vec::new();
-        for var in ["ROP_TESTENV_DIR", "KUBEBUILDER_ASSETS"] {
-            if let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-                searched.push(format!("${var}={}", Path::new(&dir).display()));
-                dirs.push(dir.into());
+        for variable in ["ROP_TESTENV_DIR", "KUBEBUILDER_ASSETS"] {
+            if let Some(dir) = std::env::var_os(variable).filter(|v| !v.is_empty()) {
+                let dir = PathBuf::from(dir);
+                let found = |binary: &'static str| {
+                    let path = dir.join(binary);
+                    if is_executable(&path) {
+                        Ok(path)
+                    } else {
+                        Err(Error::NotInFolder { variable, dir: dir.clone(), binary })
+                    }
+                };
+                return Ok(Binaries { etcd: found(ETCD)?, kube_apiserver: found(KUBE_APISERVER)? });
             }
         }
+        let mut searched = Vec::new();
         if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
             let dir = Path::new(&home).join(".cache/rop-testenv/bin");
             searched.push(dir.display().to_string());
-            dirs.push(dir);
-        }
-        for dir in &dirs {
             let (etcd, kube_apiserver) = (dir.join(ETCD), dir.join(KUBE_APISERVER));
             if is_executable(&etcd) && is_executable(&kube_apiserver) {
                 return Ok(Binaries { etcd, kube_apiserver });
@@ -417,14 +435,20 @@ impl TestEnv {
         TestEnv::start_with(&Binaries::find()?)
     }
 
-    /// [`TestEnv::start`], except that a missing binary prints `skipped: <reason>` and returns
-    /// `None` (so the calling test passes without a server); any other error panics. With
-    /// `ROP_TESTENV_REQUIRE=1` a missing binary panics too.
+    /// [`TestEnv::start`], except that missing binaries make the test skip: it writes one line,
+    /// `skipped: <test>: no test API server (...)`, to the terminal (past the test harness's
+    /// output capture, so a plain `cargo test` shows it) and returns `None`, so the calling test
+    /// passes without a server. Any other error panics; with `ROP_TESTENV_REQUIRE=1` missing
+    /// binaries panic too.
     pub fn start_or_skip() -> Option<TestEnv> {
         match TestEnv::start() {
             Ok(env) => Some(env),
             Err(e) if e.is_not_installed() && std::env::var_os("ROP_TESTENV_REQUIRE").is_none_or(|v| v != "1") => {
-                println!("skipped: {e}");
+                let test = std::thread::current().name().unwrap_or("a test").to_string();
+                // Written to the file descriptor, not through `eprintln!`, which the test harness
+                // captures and shows only for failed tests.
+                let line = format!("skipped: {test}: no test API server ({e})\n");
+                let _ = io::Write::write_all(&mut io::stderr(), line.as_bytes());
                 None
             }
             Err(e) => panic!("rop-testenv: {e}"),

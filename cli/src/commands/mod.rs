@@ -8,6 +8,7 @@ pub mod delete_webhook;
 pub mod edit;
 pub mod generate;
 pub mod init;
+pub mod testenv;
 pub mod verify;
 
 /// The copyright header put on top of generated Rust files, from `--owner` and `--license`
