@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 /// An address to serve on, or `0` for none (controller-runtime's convention for
-/// `--metrics-bind-address` and `--health-probe-bind-address`).
+/// `--metrics-bind-address` and `--health-probe-bind-address`). As in Go, `:8080` is port 8080
+/// on every interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BindAddress(pub Option<SocketAddr>);
 
@@ -16,6 +17,7 @@ impl FromStr for BindAddress {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "0" => Ok(Self(None)),
+            addr if addr.starts_with(':') => format!("0.0.0.0{addr}").parse().map(|addr| Self(Some(addr))),
             addr => addr.parse().map(|addr| Self(Some(addr))),
         }
     }
@@ -121,6 +123,8 @@ mod tests {
         let addr: SocketAddr = "127.0.0.1:8080".parse().unwrap();
         assert_eq!("127.0.0.1:8080".parse(), Ok(BindAddress(Some(addr))));
         assert!("localhost".parse::<BindAddress>().is_err());
+        let any: SocketAddr = "0.0.0.0:8081".parse().unwrap();
+        assert_eq!(":8081".parse(), Ok(BindAddress(Some(any))), "Go's port-only form");
     }
 
     #[test]
