@@ -16,7 +16,6 @@
 #   BENCH_BUILD_RUNS   runs of each build measurement (default 5)
 #   BENCH_DERIVE_RUNS  runs of the (short) incremental derive builds (default 11)
 #   BENCH_COLD=0       skip the operator's cold build (the longest step, ~4 min on 2 cores)
-#   BENCH_KUBE5=1      also time kube-derive 5 (builds kube 5 / k8s-openapi 0.29 once)
 #   BENCH_TIMER=loop   use plain repetition even when hyperfine is installed
 #   BENCH_REV          measure this git revision (e.g. HEAD) instead of the working tree
 #   BENCH_WILD_DIR     the CRDs for `rop verify` (default: ../shared/testdata/crds-in-the-wild)
@@ -134,9 +133,9 @@ if want scaffold; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 2. Derive cost: 20 kinds, rop's derive vs kube-derive 4.2 (the one on rop's dependency set).
+# 2. Derive cost: 20 kinds, rop's derive vs kube-derive 5 (the one on rop's dependency set).
 if want derive; then
-  log "2. derive cost: 20 kinds, rop vs kube-derive 4.2"
+  log "2. derive cost: 20 kinds, rop vs kube-derive 5"
   d="$BENCH_DIR/derive"
   rm -rf "$d"
   python3 "$here/gen_derive_fixture.py" "$d" "$snap/runtime"
@@ -146,19 +145,19 @@ if want derive; then
   #     incremental): the derives run again, and rustc reuses what did not change.
   measure_interleaved derive "$DERIVE_RUNS" 1 \
     "rop" "touch $d/rop/src/types.rs" "cd $d && cargo build --quiet -p bench-rop" \
-    "kube-derive 4.2" "touch $d/kube/src/types.rs" "cd $d && cargo build --quiet -p bench-kube" \
+    "kube-derive 5" "touch $d/kube/src/types.rs" "cd $d && cargo build --quiet -p bench-kube" \
     "no CustomResource derive" "touch $d/baseline/src/types.rs" "cd $d && cargo build --quiet -p bench-baseline"
   rop_s=$(median derive rop)
-  kube_s=$(median derive "kube-derive 4.2")
+  kube_s=$(median derive "kube-derive 5")
   base_s=$(median derive "no CustomResource derive")
   # (b) The whole crate compiled again (CARGO_INCREMENTAL=0): everything the derive's output
   #     costs rustc, as after an edit that invalidates most of the crate.
   for c in baseline rop kube; do (cd "$d" && CARGO_INCREMENTAL=0 cargo build --quiet -p "bench-$c"); done
   measure_interleaved derive-full "$BUILD_RUNS" 0 \
     "rop" "touch $d/rop/src/types.rs" "cd $d && CARGO_INCREMENTAL=0 cargo build --quiet -p bench-rop" \
-    "kube-derive 4.2" "touch $d/kube/src/types.rs" "cd $d && CARGO_INCREMENTAL=0 cargo build --quiet -p bench-kube" \
+    "kube-derive 5" "touch $d/kube/src/types.rs" "cd $d && CARGO_INCREMENTAL=0 cargo build --quiet -p bench-kube" \
     "no CustomResource derive" "touch $d/baseline/src/types.rs" "cd $d && CARGO_INCREMENTAL=0 cargo build --quiet -p bench-baseline"
-  frop=$(median derive-full rop) fkube=$(median derive-full "kube-derive 4.2") fbase=$(median derive-full "no CustomResource derive")
+  frop=$(median derive-full rop) fkube=$(median derive-full "kube-derive 5") fbase=$(median derive-full "no CustomResource derive")
   # Expanded code: rustc's -Zunpretty=expanded, allowed on stable by RUSTC_BOOTSTRAP=1
   # (cargo-expand uses the same flag). Lines per kind due to the derive = (crate - baseline) / 20.
   for c in baseline rop kube; do
@@ -166,22 +165,12 @@ if want derive; then
   done
   lines() { python3 "$here/stats.py" count-lines "$OUT/expanded-$1.rs"; }
   lb=$(lines baseline) lr=$(lines rop) lk=$(lines kube)
-  result "2 derive" "(a) \`cargo build\` after touching the types (incremental), rop / kube-derive 4.2: wall medians $(secs "$rop_s") / $(secs "$kube_s"); CPU $(secs "$(cpu derive rop)") / $(secs "$(cpu derive "kube-derive 4.2")")" "ratio $(ratio "$rop_s" "$kube_s") (CPU $(ratio "$(cpu derive rop)" "$(cpu derive "kube-derive 4.2")"))" "≤ 1.0" "$(verdict "$(ratio "$rop_s" "$kube_s")" "<=" 1.0)"
+  result "2 derive" "(a) \`cargo build\` after touching the types (incremental), rop / kube-derive 5: wall medians $(secs "$rop_s") / $(secs "$kube_s"); CPU $(secs "$(cpu derive rop)") / $(secs "$(cpu derive "kube-derive 5")")" "ratio $(ratio "$rop_s" "$kube_s") (CPU $(ratio "$(cpu derive rop)" "$(cpu derive "kube-derive 5")"))" "≤ 1.0" "$(verdict "$(ratio "$rop_s" "$kube_s")" "<=" 1.0)"
   result "2 derive" "(a) same, types without any CustomResource derive" "$(secs "$base_s") (CPU $(secs "$(cpu derive "no CustomResource derive")"))" "" ""
-  result "2 derive" "(b) whole crate again (CARGO_INCREMENTAL=0), rop / kube-derive 4.2: wall medians $(secs "$frop") / $(secs "$fkube"); CPU $(secs "$(cpu derive-full rop)") / $(secs "$(cpu derive-full "kube-derive 4.2")")" "ratio $(ratio "$frop" "$fkube") (CPU $(ratio "$(cpu derive-full rop)" "$(cpu derive-full "kube-derive 4.2")"))" "≤ 1.0" "$(verdict "$(ratio "$frop" "$fkube")" "<=" 1.0)"
+  result "2 derive" "(b) whole crate again (CARGO_INCREMENTAL=0), rop / kube-derive 5: wall medians $(secs "$frop") / $(secs "$fkube"); CPU $(secs "$(cpu derive-full rop)") / $(secs "$(cpu derive-full "kube-derive 5")")" "ratio $(ratio "$frop" "$fkube") (CPU $(ratio "$(cpu derive-full rop)" "$(cpu derive-full "kube-derive 5")"))" "≤ 1.0" "$(verdict "$(ratio "$frop" "$fkube")" "<=" 1.0)"
   result "2 derive" "(b) same, types without any CustomResource derive; the derive's share (wall)" "$(secs "$fbase") (CPU $(secs "$(cpu derive-full "no CustomResource derive")"))" "" "rop +$(secs "$(python3 -c "print($frop-$fbase)")"), kube-derive +$(secs "$(python3 -c "print($fkube-$fbase)")")"
   result "2 derive" "expanded lines per kind added by the derive (-Zunpretty=expanded, RUSTC_BOOTSTRAP=1)" "rop $(((lr - lb) / 20)), kube-derive $(((lk - lb) / 20))" "" "ratio $(ratio $((lr - lb)) $((lk - lb)))"
   result "2 derive" "expanded lines per kind, whole crate (serde/schemars included)" "rop $((lr / 20)), kube-derive $((lk / 20)), no derive $((lb / 20))" "" ""
-  if [ "${BENCH_KUBE5:-0}" = 1 ]; then
-    d5="$BENCH_DIR/derive-kube5"
-    rm -rf "$d5"
-    python3 "$here/gen_derive_fixture.py" "$d5" "$snap/runtime" --kube-only --kube-version 5 --k8s-openapi 0.29 --k8s-feature v1_36
-    (cd "$d5" && CARGO_TARGET_DIR="$BENCH_DIR/target-derive5" cargo build --quiet -p bench-kube)
-    measure_interleaved derive5 "$DERIVE_RUNS" 1 \
-      "rop" "touch $d/rop/src/types.rs" "cd $d && cargo build --quiet -p bench-rop" \
-      "kube-derive 5" "touch $d5/kube/src/types.rs" "cd $d5 && CARGO_TARGET_DIR=$BENCH_DIR/target-derive5 cargo build --quiet -p bench-kube"
-    result "2 derive" "side figure: rop / kube-derive 5 (kube 5, k8s-openapi 0.29; medians $(secs "$(median derive5 rop)") / $(secs "$(median derive5 'kube-derive 5')"))" "ratio $(ratio "$(median derive5 rop)" "$(median derive5 'kube-derive 5')")" "" ""
-  fi
   unset CARGO_TARGET_DIR
 fi
 

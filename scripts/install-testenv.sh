@@ -2,8 +2,8 @@
 # Installs the two binaries of rop's test environment (the `rop-testenv` crate, testenv/):
 #
 #   etcd            v3.6.16  (go.etcd.io/etcd/server/v3)
-#   kube-apiserver  v1.36.3  (k8s.io/kubernetes/cmd/kube-apiserver; Kubernetes 1.36 matches
-#                             the k8s-openapi 0.28 / kube 4.2 stack rop generates for)
+#   kube-apiserver  v1.37.2  (k8s.io/kubernetes/cmd/kube-apiserver; Kubernetes 1.37 matches
+#                             the k8s-openapi 0.29 / kube 5 stack rop generates for)
 #
 # into ${ROP_TESTENV_DIR:-$HOME/.cache/rop-testenv/bin} (or the folder given as $1), building
 # both from source through the Go module proxy. Needs Go (1.26 or newer, or a Go that may
@@ -22,12 +22,12 @@
 # k8s.io/kubernetes replaces its 33 staging modules (k8s.io/api, k8s.io/apiserver, ...) with
 # local paths. So each binary is built from a small module generated into a temporary folder:
 # etcd's one calls etcdmain.Main, kube-apiserver's copies cmd/kube-apiserver/apiserver.go and
-# maps every staging `replace` to the published module of the same release (v1.36.3 -> v0.36.3).
+# maps every staging `replace` to the published module of the same release (v1.37.2 -> v0.37.2).
 set -euo pipefail
 
 ETCD_VERSION="v3.6.16"
-K8S_VERSION="v1.36.3"
-STAGING_VERSION="v0.${K8S_VERSION#v1.}" # v1.36.3 -> v0.36.3
+K8S_VERSION="v1.37.2"
+STAGING_VERSION="v0.${K8S_VERSION#v1.}" # v1.37.2 -> v0.37.2
 K8S_MINOR="${K8S_VERSION#v1.}"
 K8S_MINOR="${K8S_MINOR%%.*}"
 
@@ -127,7 +127,7 @@ build_kube_apiserver() {
   log "building kube-apiserver $K8S_VERSION (wrapper module in $WORK/kube-apiserver)"
   local d="$WORK/kube-apiserver"
   mkdir -p "$d"
-  # cmd/kube-apiserver/apiserver.go of Kubernetes 1.36.
+  # cmd/kube-apiserver/apiserver.go of Kubernetes 1.37.
   cat >"$d/main.go" <<'EOF'
 // kube-apiserver, a copy of k8s.io/kubernetes/cmd/kube-apiserver/apiserver.go.
 package main

@@ -103,7 +103,7 @@ fn main() -> ExitCode {
         }
         Commands::Version => {
             ui::out(&format!(
-                "rop {}\ngenerated projects: kube 4.2, k8s-openapi 0.28 (Kubernetes 1.36)",
+                "rop {}\ngenerated projects: kube 5, k8s-openapi 0.29 (Kubernetes 1.37)",
                 env!("CARGO_PKG_VERSION")
             ));
             Ok(())

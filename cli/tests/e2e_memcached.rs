@@ -79,6 +79,23 @@ fn yaml_files(dir: &Path, under: &str) -> Vec<String> {
     files
 }
 
+/// Every kube crate the project builds with, its tests included, is of one kube 5 release, and
+/// no test double of the API server is among them.
+fn assert_one_kube(dir: &Path) {
+    let tree = run(dir, "cargo", &["tree", "--workspace", "--edges", "normal,dev,build", "--prefix", "none"]);
+    let kube_crates = ["kube", "kube-client", "kube-core", "kube-derive", "kube-runtime"];
+    let mut kube: Vec<&str> = tree
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .filter(|(name, _)| kube_crates.contains(name))
+        .filter_map(|(_, rest)| rest.split(' ').next())
+        .collect();
+    kube.sort_unstable();
+    kube.dedup();
+    assert!(!kube.is_empty() && kube.iter().all(|v| v.starts_with("v5.")), "kube versions {kube:?} in:\n{tree}");
+    assert!(!tree.contains("kube-fake-client"), "{tree}");
+}
+
 /// Builds the project at `dir` with no warnings, runs its tests, clippy (`-D warnings`) and
 /// rustfmt, and returns `kubectl kustomize config/default`.
 fn build_test_lint(dir: &Path) -> String {
@@ -165,6 +182,7 @@ fn memcached_operator_builds_tests_and_validates() {
     );
     let built = build_test_lint(&dir);
     kubernetes_validate(&dir, &["-".into()], Some(&built));
+    assert_one_kube(&dir);
     rop_ok(&dir, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
     let generated = rop_ok(&dir, &["generate"]);
     assert!(generated.contains("create    config/crd/bases/cache.example.com_memcacheds.yaml"), "{generated}");

@@ -143,10 +143,7 @@ fn version_and_completion() {
     let tmp = tempfile::tempdir().unwrap();
     assert_eq!(
         rop_ok(tmp.path(), &["version"]),
-        format!(
-            "rop {}\ngenerated projects: kube 4.2, k8s-openapi 0.28 (Kubernetes 1.36)\n",
-            env!("CARGO_PKG_VERSION")
-        )
+        format!("rop {}\ngenerated projects: kube 5, k8s-openapi 0.29 (Kubernetes 1.37)\n", env!("CARGO_PKG_VERSION"))
     );
     for (shell, needle) in [
         ("bash", "_rop()"),

@@ -242,7 +242,7 @@ fn formats() {
     expect(
         "format",
         &[
-            // The API server's own words and place for an int32 overflow (Kubernetes 1.36).
+            // The API server's own words and place for an int32 overflow (Kubernetes 1.37).
             (
                 Error,
                 "sample.schema",

@@ -647,7 +647,7 @@ struct ReplicasDefaulter;
 impl Defaulter for ReplicasDefaulter {
     type Kind = DeploymentV1;
     async fn default(&self, object: &mut k8s_openapi::api::apps::v1::Deployment) -> Result<(), Denied> {
-        object.spec.get_or_insert_with(Default::default).replicas.get_or_insert(2);
+        object.spec.replicas.get_or_insert(2);
         Ok(())
     }
 }
@@ -694,7 +694,7 @@ async fn built_in_kinds_get_webhooks_too() {
     assert_eq!(review["request"]["resource"], json!({"group": "apps", "version": "v1", "resource": "deployments"}));
     let answer = server.handle("/mutate-apps-v1-deployment", review).await.unwrap();
     let defaulted: Deployment = testing::patched(&answer, &deployment);
-    assert_eq!(defaulted.spec.unwrap().replicas, Some(2));
+    assert_eq!(defaulted.spec.replicas, Some(2));
 
     let pod = Pod { spec: Some(PodSpec { host_network: Some(true), ..PodSpec::default() }), ..Pod::default() };
     let answer = server.handle("/validate--v1-pod", testing::admission_review("CREATE", Some(&pod), None)).await;

@@ -9,10 +9,9 @@ validation), so that only the derive differs:
 
 Each crate's types are in src/types.rs (the file the benchmark touches). Usage:
 
-  gen_derive_fixture.py OUT_DIR ROP_RUNTIME_DIR [--kube-version 4.2 --k8s-openapi 0.28 --k8s-feature v1_36]
+  gen_derive_fixture.py OUT_DIR ROP_RUNTIME_DIR [--kube-version 5 --k8s-openapi 0.29 --k8s-feature v1_37]
 
-With --kube-only the workspace holds the kube crate alone (for the kube 5 side figure, whose
-k8s-openapi cannot share a workspace with rop's).
+With --kube-only the workspace holds the kube crate alone.
 """
 
 import argparse
@@ -190,9 +189,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("rop_runtime")
-    ap.add_argument("--kube-version", default="4.2")
-    ap.add_argument("--k8s-openapi", default="0.28")
-    ap.add_argument("--k8s-feature", default="v1_36")
+    ap.add_argument("--kube-version", default="5")
+    ap.add_argument("--k8s-openapi", default="0.29")
+    ap.add_argument("--k8s-feature", default="v1_37")
     ap.add_argument("--kube-only", action="store_true")
     a = ap.parse_args()
 

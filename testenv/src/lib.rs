@@ -1,7 +1,7 @@
 //! A real Kubernetes API server for tests: `envtest` for Rust.
 //!
-//! [`TestEnv::start`] runs `etcd` and `kube-apiserver` (Kubernetes 1.36, the version of the
-//! k8s-openapi 0.28 / kube 4.2 stack rop uses) on free loopback ports with a temporary data
+//! [`TestEnv::start`] runs `etcd` and `kube-apiserver` (Kubernetes 1.37, the version of the
+//! k8s-openapi 0.29 / kube 5 stack rop uses) on free loopback ports with a temporary data
 //! folder, generates the certificates they need in Rust (a CA, the serving certificate, an
 //! admin client certificate in `system:masters`, the service-account key), writes a
 //! kubeconfig, waits until the server is ready and hands out a [`kube::Client`]. Dropping the
@@ -43,9 +43,11 @@
 #![warn(missing_docs)]
 
 mod manifests;
+mod rbac;
 mod wait;
 
 pub use manifests::{ManifestError, install_crd, install_crds, object_from_file};
+pub use rbac::{MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, install_manager_rbac};
 pub use wait::{WAIT, wait_for, wait_until, wait_until_gone};
 
 use std::ffi::OsString;
@@ -69,8 +71,8 @@ pub const ETCD: &str = "etcd";
 /// The name of the API server binary.
 pub const KUBE_APISERVER: &str = "kube-apiserver";
 /// The Kubernetes version the environment is meant for (what `scripts/install-testenv.sh`
-/// installs; k8s-openapi's `v1_36`).
-pub const KUBERNETES_VERSION: &str = "v1.36.3";
+/// installs; k8s-openapi's `v1_37`).
+pub const KUBERNETES_VERSION: &str = "v1.37.2";
 
 /// Why a [`TestEnv`] could not start.
 #[derive(Debug, thiserror::Error)]
@@ -564,6 +566,35 @@ impl TestEnv {
     /// everything). Cheap to clone; usable from any Tokio runtime.
     pub fn client(&self) -> kube::Client {
         self.client.clone()
+    }
+
+    /// A client that acts as the ServiceAccount `namespace/name` (Kubernetes impersonation: the
+    /// admin client asks as `system:serviceaccount:<namespace>:<name>` in its groups), so the
+    /// server allows it exactly what RBAC gives that ServiceAccount. With
+    /// [`install_manager_rbac`], a controller under test has the permissions of a deployed
+    /// manager, and a rule missing from `config/rbac/role.yaml` fails the test as it would fail
+    /// in a cluster.
+    ///
+    /// # Errors
+    /// The kubeconfig cannot be read or the client built.
+    pub fn client_as_service_account(&self, namespace: &str, name: &str) -> Result<kube::Client, Error> {
+        let path = self.kubeconfig.clone();
+        let user = format!("system:serviceaccount:{namespace}:{name}");
+        let groups = vec![
+            "system:serviceaccounts".to_string(),
+            format!("system:serviceaccounts:{namespace}"),
+            "system:authenticated".to_string(),
+        ];
+        self.guard.block_on_any_thread(async move {
+            let mut config = kube::Config::from_custom_kubeconfig(
+                kube::config::Kubeconfig::read_from(&path)?,
+                &kube::config::KubeConfigOptions::default(),
+            )
+            .await?;
+            config.auth_info.impersonate = Some(user);
+            config.auth_info.impersonate_groups = Some(groups);
+            Ok(kube::Client::try_from(config)?)
+        })
     }
 
     /// The kubeconfig file for the server (`kubectl --kubeconfig <path>` works), with the

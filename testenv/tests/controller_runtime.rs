@@ -210,6 +210,41 @@ fn without_cleanup_no_finalizer_holds_an_object() {
     });
 }
 
+#[test]
+fn a_manager_without_a_rule_is_refused_as_in_a_cluster() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    env.block_on(async {
+        let client = env.client();
+        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
+        // The manager's role as `rop generate` writes it for Gadget, less the ConfigMap rule
+        // that `owns` adds.
+        let rules: Vec<_> = rop::rbac::Rule::for_kind(&Gadget::DEFINITION)
+            .into_iter()
+            .filter(|rule| !rule.resources.iter().any(|r| r == "configmaps"))
+            .collect();
+        let roles: Vec<_> = rop::rbac::roles(&rules, "manager-role").iter().map(|r| r.to_object()).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let role = dir.path().join("role.yaml");
+        std::fs::write(&role, serde_yaml::to_string(&roles[0]).unwrap()).unwrap();
+        rop_testenv::install_manager_rbac(&client, &role).await.unwrap();
+        let as_manager = env
+            .client_as_service_account(rop_testenv::MANAGER_NAMESPACE, rop_testenv::MANAGER_SERVICE_ACCOUNT)
+            .unwrap();
+        let (stop, running, metrics) = start(&as_manager, Gadgets::default());
+
+        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+        gadgets.create(&PostParams::default(), &gadget("denied")).await.unwrap();
+        let forbidden = ErrorLabels { controller: "gadget".into(), reason: "forbidden" };
+        wait_until("a pass refused", || metrics.reconcile_errors.get_or_create(&forbidden).get() > 0).await;
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        assert!(config_maps.get_opt("denied").await.unwrap().is_none());
+        assert!(gadgets.get("denied").await.unwrap().status.is_none());
+
+        stop.send(()).unwrap();
+        running.await.unwrap().unwrap();
+    });
+}
+
 /// Waits for the first Event about the object `name`.
 async fn wait_for_events(events: &Api<Event>, name: &str) -> Event {
     let deadline = std::time::Instant::now() + rop_testenv::WAIT;

@@ -25,8 +25,8 @@ fn starts_serves_and_stops() {
     println!("server {}", version.git_version);
     assert_eq!(version.major, "1");
     assert_eq!(
-        version.minor, "36",
-        "k8s-openapi 0.28 (feature v1_36) needs a 1.36 server, got {}",
+        version.minor, "37",
+        "k8s-openapi 0.29 (feature v1_37) needs a 1.37 server, got {}",
         version.git_version
     );
     // Discovery works: the apiextensions group (CRDs) is served.

@@ -2,7 +2,7 @@
 //! (`testdata/verify/{invalid,valid}`) and of `shared/testdata/crds-in-the-wild`, the server
 //! accepts the CRD exactly when `rop::verify::verify_crd` reports no error.
 //!
-//! Each CRD is created on kube-apiserver 1.36 (one server for the whole file) the way
+//! Each CRD is created on kube-apiserver 1.37 (one server for the whole file) the way
 //! `kubectl create` sends it: with `fieldValidation=Strict`, so unknown fields are errors (the
 //! server's default for other clients only warns and drops them). The body is the typed
 //! `k8s_openapi` `CustomResourceDefinition` when that serialises back to the document as

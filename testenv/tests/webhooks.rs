@@ -254,7 +254,7 @@ fn the_api_server_calls_the_webhooks() {
         let labels = std::collections::BTreeMap::from([("app".to_string(), "web".to_string())]);
         let deployment = Deployment {
             metadata: ObjectMeta { name: Some("web".into()), labels: Some(labels.clone()), ..ObjectMeta::default() },
-            spec: Some(DeploymentSpec {
+            spec: DeploymentSpec {
                 selector: LabelSelector { match_labels: Some(labels.clone()), ..LabelSelector::default() },
                 template: PodTemplateSpec {
                     metadata: Some(ObjectMeta { labels: Some(labels), ..ObjectMeta::default() }),
@@ -268,7 +268,7 @@ fn the_api_server_calls_the_webhooks() {
                     }),
                 },
                 ..DeploymentSpec::default()
-            }),
+            },
             ..Deployment::default()
         };
         let stored = deployments.create(&PostParams::default(), &deployment).await.unwrap();

@@ -30,15 +30,24 @@ pub enum Error<E: std::error::Error + 'static> {
 pub fn error_reason(error: &(dyn std::error::Error + 'static)) -> &'static str {
     let mut current = Some(error);
     while let Some(error) = current {
-        if let Some(error) = error.downcast_ref::<kube::Error>() {
-            return match error {
-                kube::Error::Api(status) => match status.code {
-                    409 => "conflict",
-                    404 => "not_found",
-                    403 => "forbidden",
-                    422 => "invalid",
-                    _ => "api",
-                },
+        // A wrapper marked `#[error(transparent)]` hands out the kube::Error's own source, the
+        // API server's Status, so look for that too.
+        let code = if let Some(error) = error.downcast_ref::<kube::Error>() {
+            match error {
+                kube::Error::Api(status) => Some(status.code),
+                _ => return "api",
+            }
+        } else if let Some(status) = error.downcast_ref::<kube::core::Status>() {
+            Some(status.code)
+        } else {
+            error.downcast_ref::<Box<kube::core::Status>>().map(|status| status.code)
+        };
+        if let Some(code) = code {
+            return match code {
+                409 => "conflict",
+                404 => "not_found",
+                403 => "forbidden",
+                422 => "invalid",
                 _ => "api",
             };
         }
@@ -77,6 +86,12 @@ mod tests {
     #[error("failed to apply Deployment web")]
     struct Apply(#[source] kube::Error);
 
+    #[derive(Debug, thiserror::Error)]
+    enum Transparent {
+        #[error(transparent)]
+        Api(#[from] kube::Error),
+    }
+
     #[test]
     fn the_reason_is_the_status_of_the_first_api_error() {
         assert_eq!(error_reason(&api_error(409)), "conflict");
@@ -85,6 +100,7 @@ mod tests {
         assert_eq!(error_reason(&Apply(api_error(422))), "invalid");
         assert_eq!(error_reason(&Apply(api_error(500))), "api");
         assert_eq!(error_reason(&std::io::Error::other("disk full")), "reconcile");
+        assert_eq!(error_reason(&Transparent::Api(api_error(403))), "forbidden", "through #[error(transparent)]");
     }
 
     #[test]

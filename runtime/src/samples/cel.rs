@@ -150,7 +150,7 @@ fn evaluate(env: &Arc<Env>, rule: &Value, this: &cel::Value, schema: &Value, pat
         Some("FieldValueForbidden") => format!("Forbidden: {message}"),
         Some("FieldValueRequired") => format!("Required value: {message}"),
         Some("FieldValueDuplicate") => format!("Duplicate value: {shown:?}: {message}"),
-        // Kubernetes 1.36 leaves the value out of a failed rule's message.
+        // Kubernetes 1.37 leaves the value out of a failed rule's message.
         _ => format!("Invalid value: {message}"),
     };
     report.error("sample.cel", at, text, "change the object so that the rule holds");

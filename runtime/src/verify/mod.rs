@@ -1,5 +1,5 @@
 //! The CRD verifier: checks a `CustomResourceDefinition` the way the Kubernetes API server
-//! (`k8s.io/apiextensions-apiserver`, Kubernetes 1.36) validates it on create, plus a few
+//! (`k8s.io/apiextensions-apiserver`, Kubernetes 1.37) validates it on create, plus a few
 //! API-convention lints.
 //!
 //! The rules are the ones listed in `shared/reference/crd-validation-rules.md`; every rule id

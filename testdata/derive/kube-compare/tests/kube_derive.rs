@@ -36,7 +36,7 @@ mod kube_side {
             #[kube(group = "corpus.rop.dev", version = "v1", kind = $kind, namespaced, $($extra)*)]
             #[kube(crates(
                 kube_core = "::kube_core",
-                k8s_openapi = "::k8s_openapi_029",
+                k8s_openapi = "::k8s_openapi",
                 schemars = "::schemars",
                 serde = "::serde",
                 serde_json = "::serde_json"
@@ -51,7 +51,7 @@ mod kube_side {
 
     include!("../../corpus.rs");
 
-    type Crd = k8s_openapi_029::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    type Crd = k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
     type Kind = (&'static str, fn() -> Crd);
 
     /// kube-derive's CRD of each kind, or its panic message.

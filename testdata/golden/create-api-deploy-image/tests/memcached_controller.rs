@@ -5,10 +5,11 @@
 //! rop-testenv (envtest for Rust), with the CRDs from `config/crd/bases` and the sample from
 //! `config/samples`. Run `make manifests` first.
 //!
-//! It needs the two binaries: `scripts/install-testenv.sh` in rop's repository installs them,
-//! or point `ROP_TESTENV_DIR` or `KUBEBUILDER_ASSETS` (setup-envtest's) at a folder holding
-//! `etcd` and `kube-apiserver`. Without them the test prints `skipped: ...` and passes; set
-//! `ROP_TESTENV_REQUIRE=1` to make that a failure.
+//! It needs the two binaries: `make testenv` (`rop testenv install`) installs them, or point
+//! `ROP_TESTENV_DIR` or `KUBEBUILDER_ASSETS` (setup-envtest's) at a folder holding `etcd` and
+//! `kube-apiserver`. Without them the test prints `skipped: ...` and passes; set
+//! `ROP_TESTENV_REQUIRE=1` to make that a failure. Logs of the controller (`RUST_LOG`) show
+//! with `cargo test -- --nocapture` or when the test fails.
 
 use std::path::Path;
 
@@ -36,7 +37,17 @@ fn memcached_is_reconciled_heals_and_goes() {
         rop_testenv::install_crds(&client, &root.join("config/crd/bases"))
             .await
             .expect("the CRDs install (run `make manifests` first)");
-        let mut manager = Manager::with_client("test", Options::for_tests(), client.clone());
+        // The controller acts as the manager's ServiceAccount with the rules `make manifests`
+        // wrote: a permission missing from config/rbac/role.yaml fails here as in a cluster.
+        let role = root.join("config/rbac/role.yaml");
+        rop_testenv::install_manager_rbac(&client, &role)
+            .await
+            .expect("the manager's RBAC installs");
+        let account = rop_testenv::MANAGER_SERVICE_ACCOUNT;
+        let as_manager = env
+            .client_as_service_account(rop_testenv::MANAGER_NAMESPACE, account)
+            .expect("a client as the manager");
+        let mut manager = Manager::with_client("test", Options::for_tests(), as_manager);
         manager.add_controller(MemcachedReconciler);
         let metrics = manager.metrics().clone();
         let passes = move || {
@@ -73,7 +84,7 @@ fn memcached_is_reconciled_heals_and_goes() {
         let status = reconciled.status.as_ref().expect("the status is set");
         assert_eq!(status.observed_generation, reconciled.metadata.generation);
         let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
-        let replicas = |d: &Deployment| d.spec.as_ref().and_then(|spec| spec.replicas);
+        let replicas = |d: &Deployment| d.spec.replicas;
         let deployment = wait_for(&deployments, &name, |_| true).await;
         let owner = &deployment.owner_references()[0];
         assert_eq!(

@@ -162,7 +162,7 @@ fn desired_deployment(object: &Memcached, image: &str) -> Deployment {
             labels: Some(labels.clone()),
             ..ObjectMeta::default()
         },
-        spec: Some(DeploymentSpec {
+        spec: DeploymentSpec {
             replicas: Some(object.spec.size),
             selector: LabelSelector {
                 match_labels: Some(labels.clone()),
@@ -187,7 +187,7 @@ fn desired_deployment(object: &Memcached, image: &str) -> Deployment {
                 }),
             },
             ..DeploymentSpec::default()
-        }),
+        },
         ..Deployment::default()
     }
 }
@@ -287,7 +287,7 @@ mod tests {
     fn the_deployment_runs_the_image_restricted_with_the_spec_replicas() {
         let deployment = desired_deployment(&object(2), DEFAULT_IMAGE);
 
-        let spec = deployment.spec.unwrap();
+        let spec = deployment.spec;
         assert_eq!(spec.replicas, Some(2));
         assert_eq!(
             spec.selector.match_labels.as_ref(),

@@ -9,6 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 // Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
+// The controller records Events about the objects (a failed pass, `ctx.event`): the `rbac` rule
+// gives it that permission.
 /// MemcachedSpec defines the desired state of Memcached.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
     derive = "Default",
     derive = "PartialEq"
 )]
+#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 #[serde(rename_all = "camelCase")]
 pub struct MemcachedSpec {
     // TODO(user): the fields of the desired state. This one is an example.

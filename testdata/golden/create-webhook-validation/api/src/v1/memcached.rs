@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 
 // Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
 // `storage` marks this version as the one the API server stores; a kind has exactly one.
+// The controller records Events about the objects (a failed pass, `ctx.event`): the `rbac` rule
+// gives it that permission.
 /// MemcachedSpec defines the desired state of Memcached.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
@@ -25,6 +27,7 @@ use serde::{Deserialize, Serialize};
     derive = "Default",
     derive = "PartialEq"
 )]
+#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 #[serde(rename_all = "camelCase")]
 #[rop(webhook(validating, path = "/validate-memcached"))]
 pub struct MemcachedSpec {
