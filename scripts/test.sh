@@ -13,6 +13,9 @@ cd "$repo"
 
 step() { echo "==> $*" >&2; }
 
+# A test run gains nothing from incremental compilation, whose caches take many gigabytes.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
 if ! command -v kubernetes-validate >/dev/null; then
   step "installing kubernetes-validate (checks every generated manifest offline)"
   python3 -m pip install --quiet --disable-pip-version-check 'kubernetes-validate==1.37.0'
@@ -30,5 +33,7 @@ if [ "${ROP_TESTENV_INSTALL:-1}" != 0 ]; then
   scripts/install-testenv.sh >/dev/null
 fi
 
-step "cargo test --workspace $*"
-cargo test --workspace "$@"
+# With no arguments the whole workspace; with arguments (`-p rop-cli --test lifecycle`) just those.
+if [ $# -eq 0 ]; then set -- --workspace; fi
+step "cargo test $*"
+cargo test "$@"

@@ -18,7 +18,8 @@ const INSTALL_SCRIPT: &str = include_str!("../../../scripts/install-testenv.sh")
 /// `rop testenv ...`.
 #[derive(Debug, Subcommand)]
 pub enum TestenvCommand {
-    /// Build and cache etcd and kube-apiserver for the tests that need a real API server.
+    /// Build and cache etcd and kube-apiserver (3.6.16 and 1.37.2) for the tests that need a real
+    /// API server; needs Go 1.26 or newer.
     #[command(after_help = "Example:\n  rop testenv install && cargo test")]
     Install(InstallArgs),
 }
@@ -43,7 +44,9 @@ pub fn run(command: &TestenvCommand) -> anyhow::Result<()> {
             "rop testenv install builds etcd and kube-apiserver with Go, and `go` is not on PATH: install Go 1.26 or newer, or point ROP_TESTENV_DIR at a folder that already holds both binaries (setup-envtest's, for one)"
         );
     }
-    crate::ui::info("building etcd and kube-apiserver (the first time takes about 8 minutes; later runs reuse them)");
+    crate::ui::info(
+        "installing etcd and kube-apiserver (building them takes about 8 minutes once; later runs reuse them)",
+    );
     let mut script = Command::new("bash");
     script.arg("-c").arg(INSTALL_SCRIPT).arg("rop testenv install");
     if let Some(dir) = &args.dir {

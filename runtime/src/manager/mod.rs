@@ -170,13 +170,15 @@ impl Manager {
         result
     }
 
-    /// Runs the servers and the controllers until `stop` completes, then stops them.
+    /// Runs the servers and the controllers until `stop` completes, then stops them. Without a
+    /// `tracing` subscriber (a test), it installs one that logs through the test harness.
     ///
     /// # Errors
     /// No client, a port that cannot be bound, a webhook certificate that cannot be read,
     /// leader election that cannot start, or a lost lease.
     pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<(), Error> {
         let Self { name, options, client, registry, metrics, controllers, webhooks } = self;
+        telemetry::init_unless_set();
         let shutdown = CancellationToken::new();
         let cancel = shutdown.clone();
         tokio::spawn(async move {

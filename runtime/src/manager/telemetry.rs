@@ -60,6 +60,14 @@ pub fn init(service: &str) -> Telemetry {
     }
 }
 
+/// Installs a subscriber that writes through the test harness's capture (shown for a failed test
+/// or with `--nocapture`), at `RUST_LOG`'s levels (default `info`), unless one is installed
+/// already: a manager run inside a test (`Manager::run_until`) logs like a deployed one.
+pub(crate) fn init_unless_set() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().with_ansi(false).try_init();
+}
+
 #[cfg(feature = "otel")]
 mod otel {
     use opentelemetry::trace::TracerProvider as _;
