@@ -324,7 +324,10 @@ fn memcached_operator_builds_tests_and_validates() {
     kubernetes_validate(&dir, &["-".into()], Some(&built));
 
     // A namespace-scoped, multigroup project: a kind of a second group in its own folder, a
-    // Role instead of the ClusterRole, and still a clean build.
+    // Role instead of the ClusterRole, and still a clean build. A Role cannot grant access to
+    // a cluster-scoped kind (the controller tests run with the project's RBAC and would be
+    // refused), so the cluster-scoped Tenant goes first.
+    rop_ok(&dir, &["delete", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Tenant", "--force"]);
     rop_ok(&dir, &["edit", "--multigroup", "--namespaced"]);
     rop_ok(&dir, &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Backup"]);
     rop_ok(&dir, &["generate"]);

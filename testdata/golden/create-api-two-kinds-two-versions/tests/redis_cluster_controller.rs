@@ -46,7 +46,12 @@ fn redis_cluster_is_reconciled_and_goes() {
         let as_manager = env
             .client_as_service_account(rop_testenv::MANAGER_NAMESPACE, account)
             .expect("a client as the manager");
-        let mut manager = Manager::with_client("test", Options::for_tests(), as_manager);
+        // Watching one namespace works with a namespace-scoped manager's Role too.
+        let options = Options {
+            watch_namespace: Some("default".into()),
+            ..Options::for_tests()
+        };
+        let mut manager = Manager::with_client("test", options, as_manager);
         manager.add_controller(RedisClusterReconciler);
         let metrics = manager.metrics().clone();
         let passes = move || {
