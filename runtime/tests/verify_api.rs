@@ -39,6 +39,7 @@ fn multi_document_streams_skip_other_kinds_and_keep_indexes() {
                 path: "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type".into(),
                 message: "Required value: must not be empty for specified object fields".into(),
                 fix: "set type (object, array, string, integer, number or boolean), or x-kubernetes-preserve-unknown-fields: true for free-form data".into(),
+                unbounded: Vec::new(),
             }
         )]
     );

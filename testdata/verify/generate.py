@@ -328,14 +328,17 @@ entry("lint.float", [(W, "lint.float", SP + ".properties[ratio].type")], setp(ra
 entry("lint.unsigned", [(W, "lint.unsigned", SP + ".properties[count].format")], setp(count={"type": "integer", "format": "uint32"}), setp(count={"type": "integer", "format": "int32"}), "int32")
 entry("lint.int-or-string-type", [(W, "lint.int-or-string-type", SP + ".properties[port].type")],
       setp(port={"type": "string", "x-kubernetes-int-or-string": True}), setp(port={"x-kubernetes-int-or-string": True}), "no type next to int-or-string")
-def unbounded(bound):
+# Every item compared with every other: 30n² + 6n + 2 for n items of at most 64 characters.
+def pairs(max_items, max_length=64):
     def f(d):
-        name = {"type": "string"}
-        if bound: name["maxLength"] = 63
-        sprops(d)["name"] = name
-        sspec(d)["x-kubernetes-validations"] = [{"rule": "self.name != 'default'", "message": "name must not be default"}]
+        items = {"type": "string"}
+        if max_length is not None: items["maxLength"] = max_length
+        targets = {"type": "array", "items": items}
+        if max_items is not None: targets["maxItems"] = max_items
+        sprops(d)["targets"] = targets
+        sspec(d)["x-kubernetes-validations"] = [{"rule": "self.targets.all(x, self.targets.exists_one(y, y == x))", "message": "targets must be unique"}]
     return f
-entry("lint.unbounded-cel", [(W, "lint.unbounded-cel", SP + ".properties[name]")], unbounded(False), unbounded(True), "maxLength is set")
+entry("lint.cel-cost", [(W, "lint.cel-cost", R + ".rule")], pairs(500), pairs(100), "100 targets keep the rule's cost at 300,602")
 entry("lint.status-without-subresource", [(W, "lint.status-without-subresource", S + ".properties[status]")], lambda d: ver(d).pop("subresources"), lambda d: None, "the status subresource is on")
 
 def dump(d):
@@ -346,14 +349,16 @@ for sub in ("invalid", "valid"):
     shutil.rmtree(os.path.join(out, sub), ignore_errors=True)
     os.makedirs(os.path.join(out, sub))
 n = 0
-for i, (rule, expects, bad, good, fix) in enumerate(entries, 1):
-    n = i
+def write(i, rule, expects, bad, good, fix):
     name = f"{i:03d}-{rule}.yaml"
     b = base(); bad(b)
     g = base(); good(g)
     head = "".join(f"# expect: {s} {r} {p}\n" for s, r, p in expects)
     open(os.path.join(out, "invalid", name), "w").write(head + dump(b))
     open(os.path.join(out, "valid", name), "w").write(f"# The valid twin of ../invalid/{name}: {fix}.\n" + dump(g))
+for i, (rule, expects, bad, good, fix) in enumerate(entries, 1):
+    n = i
+    write(i, rule, expects, bad, good, fix)
 
 # size: YAML aliases expand one long description many times.
 def big(desc_len, count, rule, expect):
@@ -376,4 +381,26 @@ def big(desc_len, count, rule, expect):
         open(os.path.join(out, sub, name), "w").write("\n".join(lines) + "\n" + text)
 big(2000, 135, "size.last-applied", [(W, "size.last-applied", "metadata.annotations")])
 big(4000, 400, "size.etcd", [(E, "size.etcd", "(document)"), (W, "size.last-applied", "metadata.annotations")])
+
+# CEL type checking and cost, numbered after the size pairs.
+def later(rule, expects, bad, good, fix):
+    global n
+    n += 1
+    write(n, rule, expects, bad, good, fix)
+later("cel.type", [(E, "cel.type", R + ".rule")], rules({"rule": "self.size.startsWith('1')"}), rules({"rule": "string(self.size).startsWith('1')"}), "the int is converted to a string first")
+later("cel.cost", [(E, "cel.cost", R + ".rule"), (E, "cel.cost-total", R + ".rule"), (E, "cel.cost-total", S)],
+      pairs(None, None), pairs(100), "the list and its strings are bounded")
+def many(count):
+    # Each rule costs 4,802,402 (400 targets of at most 64 characters) plus 3 per size check,
+    # under half the per-rule budget; 21 of them add up to 100,851,072.
+    def f(d):
+        sprops(d)["targets"] = {"type": "array", "maxItems": 400, "items": {"type": "string", "maxLength": 64}}
+        rules = []
+        for i in range(count):
+            rule = " && ".join(["self.targets.all(x, self.targets.exists_one(y, y == x))"] + ["self.size > 0"] * i)
+            rules.append({"rule": rule, "message": f"check {i}"})
+        sspec(d)["x-kubernetes-validations"] = rules
+    return f
+later("cel.cost-total", [(E, "cel.cost-total", SP + f".x-kubernetes-validations[{i}].rule") for i in (20, 19, 18, 17)] + [(E, "cel.cost-total", S)],
+      many(21), many(20), "20 rules stay under the schema's budget")
 print(n, "pairs")

@@ -11,6 +11,10 @@
 //! CRDs are deleted through the typed `Api<CustomResourceDefinition>` and the test waits until
 //! they are gone (most corpus files share one name).
 //!
+//! The CEL corpus (`testdata/verify/cel/{rejected,accepted}`) records the server's causes in
+//! `# cause:` lines, which `rop verify` must contain (`runtime/tests/verify_cel_corpus.rs`);
+//! here the live server must still give exactly those causes.
+//!
 //! Where the verdicts differ, the file must be listed in [`KNOWN_DIFFERENCES`] with the
 //! reason; a listed file that no longer differs fails the test too, so the list stays true.
 //! For rejections, the server's field paths (from the `Status` causes) are printed next to
@@ -38,7 +42,7 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
 #[derive(Debug)]
 enum Outcome {
     Accepted,
-    Rejected { code: u16, reason: String, message: String, fields: Vec<String> },
+    Rejected { code: u16, reason: String, message: String, fields: Vec<String>, causes: Vec<String> },
 }
 
 impl Outcome {
@@ -54,6 +58,8 @@ struct Case {
     outcome: Outcome,
     verify_errors: Vec<(String, String)>,
     verify_warnings: usize,
+    /// The `# cause:` lines of a CEL corpus file, sorted.
+    recorded_causes: Vec<String>,
 }
 
 fn yaml_files(dir: &Path) -> Vec<PathBuf> {
@@ -72,6 +78,9 @@ fn corpora() -> Vec<(&'static str, PathBuf)> {
         ("invalid", Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify/invalid")),
         ("valid", Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify/valid")),
     ];
+    let cel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify/cel");
+    out.push(("cel-rejected", cel.join("rejected")));
+    out.push(("cel-accepted", cel.join("accepted")));
     let wild = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/crds-in-the-wild"));
     if wild.is_dir() {
         out.push(("wild", wild));
@@ -96,7 +105,19 @@ fn rejected(status: &Status) -> Outcome {
         .as_ref()
         .map(|d| d.causes.iter().filter(|c| !c.field.is_empty()).map(|c| c.field.clone()).collect())
         .unwrap_or_default();
-    Outcome::Rejected { code: status.code, reason: status.reason.clone(), message: status.message.clone(), fields }
+    // `<field>: <first line of the message>`, as the CEL corpus records causes.
+    let causes = status
+        .details
+        .as_ref()
+        .map(|d| d.causes.iter().map(|c| format!("{}: {}", c.field, c.message.lines().next().unwrap_or(""))).collect())
+        .unwrap_or_default();
+    Outcome::Rejected {
+        code: status.code,
+        reason: status.reason.clone(),
+        message: status.message.clone(),
+        fields,
+        causes,
+    }
 }
 
 /// Creates the CRD as `kubectl create` does: with `fieldValidation=Strict`, so an unknown or
@@ -196,7 +217,10 @@ fn server_accepts_exactly_what_verify_accepts() {
                     }
                     (outcome, via)
                 });
-                cases.push(Case { name, via, outcome, verify_errors, verify_warnings });
+                let mut recorded_causes: Vec<String> =
+                    text.lines().filter_map(|l| l.strip_prefix("# cause: ")).map(String::from).collect();
+                recorded_causes.sort();
+                cases.push(Case { name, via, outcome, verify_errors, verify_warnings, recorded_causes });
             }
         }
     }
@@ -277,7 +301,20 @@ fn server_accepts_exactly_what_verify_accepts() {
         .map(|(k, _)| *k)
         .filter(|k| cases.iter().any(|c| c.name == *k) && !mismatches.iter().any(|c| c.name == *k))
         .collect();
+    // The CEL corpus's recorded causes are still what the server says.
+    let mut stale_causes = Vec::new();
+    for c in cases.iter().filter(|c| c.name.starts_with("cel-")) {
+        let mut live = match &c.outcome {
+            Outcome::Accepted => Vec::new(),
+            Outcome::Rejected { causes, .. } => causes.clone(),
+        };
+        live.sort();
+        if live != c.recorded_causes {
+            stale_causes.push(format!("{}:\n  recorded {:#?}\n  server   {live:#?}", c.name, c.recorded_causes));
+        }
+    }
+    assert!(stale_causes.is_empty(), "the server's causes changed:\n{}", stale_causes.join("\n"));
     assert!(unexplained.is_empty(), "the server and rop verify disagree on {unexplained:?} (see the table above)");
     assert!(stale.is_empty(), "KNOWN_DIFFERENCES lists files that no longer differ: {stale:?}");
-    assert!(cases.len() >= 202, "only {} CRDs checked", cases.len());
+    assert!(cases.len() >= 370, "only {} CRDs checked", cases.len());
 }

@@ -93,8 +93,12 @@ fn check_crds(
                 .and_then(|rest| rest.split(']').next())
                 .and_then(|n| n.parse::<usize>().ok())
                 .and_then(|n| crd["spec"]["versions"][n]["name"].as_str());
-            let source = version.and_then(|v| rust_type(name, v)).map(|t| format!(" ({t})")).unwrap_or_default();
+            let rust = version.and_then(|v| rust_type(name, v));
+            let source = rust.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
             errors += print_finding(&format!("{}{source}", file.path), &finding);
+            for hint in bound_hints(&finding, rust.as_deref().unwrap_or("the kind")) {
+                eprintln!("  help: {hint}");
+            }
         }
     }
     if errors > 0 {
@@ -104,6 +108,49 @@ fn check_crds(
         );
     }
     Ok(())
+}
+
+/// For a CEL cost finding, the Rust attribute that bounds each schema node the estimate assumed
+/// unbounded: `add #[schemars(length(max = …))] to the field for spec.targets (in v1::Widget)`.
+/// Lists take `length` (maxItems), strings `length` (maxLength), maps `#[rop(max_properties =
+/// …)]`; the items of a list or values of a map take the same through `inner(...)` /
+/// `items(...)`.
+fn bound_hints(finding: &rop::verify::Finding, rust_type: &str) -> Vec<String> {
+    finding
+        .unbounded
+        .iter()
+        .filter_map(|u| {
+            let (_, rest) = u.path.split_once(".openAPIV3Schema")?;
+            let mut fields = Vec::new();
+            let mut element_steps = 0;
+            let mut steps = rest;
+            while !steps.is_empty() {
+                if let Some(r) = steps.strip_prefix(".properties[") {
+                    let (name, r) = r.split_once(']')?;
+                    if element_steps > 0 {
+                        return None;
+                    }
+                    fields.push(name);
+                    steps = r;
+                } else if let Some(r) =
+                    steps.strip_prefix(".items").or_else(|| steps.strip_prefix(".additionalProperties"))
+                {
+                    element_steps += 1;
+                    steps = r;
+                } else {
+                    return None;
+                }
+            }
+            let attribute = match (u.keyword, element_steps) {
+                ("maxProperties", 0) => "#[rop(max_properties = …)]",
+                ("maxProperties", 1) => "#[rop(items(max_properties = …))]",
+                (_, 0) => "#[schemars(length(max = …))]",
+                (_, 1) => "#[schemars(inner(length(max = …)))]",
+                _ => return None,
+            };
+            Some(format!("add {attribute} to the field for {} (in {rust_type})", fields.join(".")))
+        })
+        .collect()
 }
 
 /// Validates every `config/samples/*.yaml` against the CRDs just generated, as the API server
@@ -224,4 +271,35 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
     ui::info(&plan::summary(&changes));
     ui::info("Next: `make install` to install the CRDs, or `make deploy IMG=<image>` to deploy the operator");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rop::verify::{Finding, Severity, Unbounded};
+
+    #[test]
+    fn cost_findings_name_the_rust_bound() {
+        let schema = "spec.versions[0].schema.openAPIV3Schema.properties[spec]";
+        let finding = Finding {
+            severity: Severity::Error,
+            rule: "cel.cost",
+            path: format!("{schema}.x-kubernetes-validations[0].rule"),
+            message: String::new(),
+            fix: String::new(),
+            unbounded: vec![
+                Unbounded { path: format!("{schema}.properties[targets]"), keyword: "maxItems" },
+                Unbounded { path: format!("{schema}.properties[targets].items"), keyword: "maxLength" },
+                Unbounded { path: format!("{schema}.properties[labels]"), keyword: "maxProperties" },
+                Unbounded { path: format!("{schema}.properties[m].items.items"), keyword: "maxLength" },
+            ],
+        };
+        assert_eq!(
+            super::bound_hints(&finding, "v1::Widget"),
+            [
+                "add #[schemars(length(max = …))] to the field for spec.targets (in v1::Widget)",
+                "add #[schemars(inner(length(max = …)))] to the field for spec.targets (in v1::Widget)",
+                "add #[rop(max_properties = …)] to the field for spec.labels (in v1::Widget)",
+            ]
+        );
+    }
 }

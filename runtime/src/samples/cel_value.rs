@@ -7,22 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::prune::{additional, is_true};
-use crate::verify::cel::RESERVED;
-
-/// The CEL name of the property `name`, or `None` when CEL cannot see it.
-pub(crate) fn escape(name: &str) -> Option<String> {
-    if RESERVED.contains(&name) {
-        return Some(format!("__{name}__"));
-    }
-    let escaped = name
-        .replace("__", "__underscores__")
-        .replace('.', "__dot__")
-        .replace('-', "__dash__")
-        .replace('/', "__slash__");
-    let mut chars = escaped.chars();
-    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    (first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')).then_some(escaped)
-}
+use crate::verify::cel::escape;
 
 /// `value` (whose schema is `schema`) as CEL sees it; `resource` is true at the root and at
 /// embedded resources.
@@ -85,18 +70,5 @@ pub(crate) fn to_cel(value: &Value) -> cel::Value {
         Value::Object(map) => cel::Value::from(
             map.iter().map(|(k, v)| (k.clone(), to_cel(v))).collect::<std::collections::HashMap<String, cel::Value>>(),
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert_eq!(escape("namespace").as_deref(), Some("__namespace__"));
-        assert_eq!(escape("a-b.c/d__e").as_deref(), Some("a__dash__b__dot__c__slash__d__underscores__e"));
-        assert_eq!(escape("1abc"), None);
-        assert_eq!(escape("a:b"), None);
     }
 }

@@ -100,6 +100,20 @@ pub struct Finding {
     pub message: String,
     /// How to fix it.
     pub fix: String,
+    /// For a CEL cost finding (`cel.cost`, `cel.cost-total`, `lint.cel-cost`): the schema nodes
+    /// the estimate had to assume as large as a 3 MiB request allows, each with the keyword that
+    /// would bound it. Empty for other findings.
+    pub unbounded: Vec<Unbounded>,
+}
+
+/// A schema node with no size bound that a CEL rule's cost estimate depends on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unbounded {
+    /// The node, in the API server's path notation
+    /// (`spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[targets]`).
+    pub path: String,
+    /// `maxItems`, `maxProperties` or `maxLength`.
+    pub keyword: &'static str,
 }
 
 impl From<serde_yaml::Error> for VerifyError {

@@ -443,13 +443,31 @@ pub const RULES: &[RuleInfo] = &[
         id: "cel.undefined-field",
         severity: Severity::Error,
         implements: "R63, R69, R70",
-        checks: "self.a.b chains name declared (CEL-escaped) fields",
+        checks: "every field a rule selects is declared in the schema (CEL-escaped)",
+    },
+    RuleInfo {
+        id: "cel.type",
+        severity: Severity::Error,
+        implements: "R63, R69",
+        checks: "the rule type-checks against the schema's CEL types and the Kubernetes CEL libraries",
+    },
+    RuleInfo {
+        id: "cel.cost",
+        severity: Severity::Error,
+        implements: "R73, R74",
+        checks: "each rule's estimated cost (times how often it runs) and each messageExpression's is within 10,000,000",
+    },
+    RuleInfo {
+        id: "cel.cost-total",
+        severity: Severity::Error,
+        implements: "R75",
+        checks: "the estimated costs of all rules of a schema add up to at most 100,000,000",
     },
     RuleInfo {
         id: "cel.return-type",
         severity: Severity::Error,
         implements: "R69",
-        checks: "the rule evaluates to a bool",
+        checks: "the rule evaluates to a bool (and a messageExpression to a string)",
     },
     RuleInfo {
         id: "cel.transition-rule",
@@ -614,10 +632,10 @@ pub const RULES: &[RuleInfo] = &[
         checks: "no type next to x-kubernetes-int-or-string",
     },
     RuleInfo {
-        id: "lint.unbounded-cel",
+        id: "lint.cel-cost",
         severity: Severity::Warning,
         implements: "R73, R74",
-        checks: "strings, lists and maps read by CEL rules have maxLength/maxItems/maxProperties",
+        checks: "no rule uses more than half of its estimated cost budget",
     },
     RuleInfo {
         id: "lint.status-without-subresource",

@@ -38,18 +38,25 @@ pub(crate) struct NodeCx {
     pub(crate) uncorrelatable: Option<String>,
     /// Below an `additionalProperties`: the API server does not validate defaults there (R57).
     pub(crate) under_additional: bool,
+    /// How many times the node's rules can run for one object: the product of the `maxItems`
+    /// and `maxProperties` above it; `None` when one of them is missing (R73).
+    pub(crate) cardinality: Option<u64>,
+    /// The lists and maps above the node without `maxItems` / `maxProperties`.
+    pub(crate) unbounded_above: Vec<super::Unbounded>,
 }
 
 /// Facts about the whole CRD a schema check needs.
 pub(crate) struct SchemaCx<'r> {
     pub(crate) report: &'r mut Report,
+    /// The estimated costs of the schema's CEL rules (R75).
+    pub(crate) cel_cost: super::cel::CostTotal,
     /// The version has the status subresource (R79).
     pub(crate) status_subresource: bool,
 }
 
 /// Walks the schema rooted at `root` (found at `path`).
 pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserve_unknown: bool, report: &mut Report) {
-    let mut cx = SchemaCx { report, status_subresource };
+    let mut cx = SchemaCx { report, cel_cost: Default::default(), status_subresource };
     let n = NodeCx {
         level: Level::Root,
         junctor: None,
@@ -58,8 +65,12 @@ pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserv
         meta_additional: false,
         uncorrelatable: None,
         under_additional: false,
+        cardinality: Some(1),
+        unbounded_above: Vec::new(),
     };
     walk(&mut cx, root, path, &n);
+    let total = std::mem::take(&mut cx.cel_cost);
+    total.finish(cx.report, path);
 }
 
 const META_FIELDS: [&str; 3] = ["metadata", "apiVersion", "kind"];
@@ -91,7 +102,7 @@ fn walk(cx: &mut SchemaCx, node: &Value, path: &str, n: &NodeCx) {
         if let Some(rules) = obj.get("x-kubernetes-validations") {
             let is_root_metadata = n.root_meta && n.level == Level::Property && path.ends_with(".properties[metadata]");
             if !is_root_metadata {
-                super::cel::check(cx.report, obj, rules, path, n);
+                super::cel::check(cx.report, &mut cx.cel_cost, obj, rules, path, n);
             }
         }
         if !n.resource_meta {
@@ -120,6 +131,8 @@ fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) 
                 meta_additional: n.meta_additional,
                 uncorrelatable: n.uncorrelatable.clone(),
                 under_additional: n.under_additional,
+                cardinality: n.cardinality,
+                unbounded_above: n.unbounded_above.clone(),
             };
             walk(cx, child, &format!("{path}.properties[{key}]"), &c);
         }
@@ -129,6 +142,8 @@ fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) 
         let c = NodeCx {
             level: Level::Items,
             uncorrelatable: n.uncorrelatable.clone().or_else(|| (!map_list).then(|| path.to_string())),
+            cardinality: times_bound(n.cardinality, obj, "maxItems"),
+            unbounded_above: with_unbounded(&n.unbounded_above, obj, path, "maxItems"),
             ..n.clone()
         };
         walk(cx, items, &format!("{path}.items"), &c);
@@ -138,6 +153,8 @@ fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) 
             level: Level::AdditionalProperties,
             meta_additional: n.meta_additional || n.resource_meta,
             under_additional: true,
+            cardinality: times_bound(n.cardinality, obj, "maxProperties"),
+            unbounded_above: with_unbounded(&n.unbounded_above, obj, path, "maxProperties"),
             ..n.clone()
         };
         walk(cx, additional, &format!("{path}.additionalProperties"), &c);
@@ -185,6 +202,26 @@ fn int_or_string_junctors(obj: &Map<String, Value>) -> (bool, bool) {
         .and_then(Value::as_object)
         .is_some_and(|first| first.len() == 1 && pair(first.get("anyOf")));
     (any_of, all_of_first)
+}
+
+/// A child's cardinality: the parent's times its `bound` (negative counts as 0), or `None`.
+fn times_bound(cardinality: Option<u64>, obj: &Map<String, Value>, bound: &str) -> Option<u64> {
+    let bound = obj.get(bound).and_then(Value::as_i64)?.max(0) as u64;
+    Some(cardinality?.saturating_mul(bound))
+}
+
+/// `above`, plus the node at `path` when it lacks `bound`.
+fn with_unbounded(
+    above: &[super::Unbounded],
+    obj: &Map<String, Value>,
+    path: &str,
+    bound: &'static str,
+) -> Vec<super::Unbounded> {
+    let mut out = above.to_vec();
+    if !obj.contains_key(bound) {
+        out.push(super::Unbounded { path: path.to_string(), keyword: bound });
+    }
+    out
 }
 
 /// `obj[key] == true`.

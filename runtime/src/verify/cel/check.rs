@@ -1,0 +1,396 @@
+//! The CEL type checker, as cel-go's `checker` runs it for a CRD rule: every identifier,
+//! field, call and literal gets a type; undeclared names, undefined fields, calls with no
+//! matching overload, non-collection comprehension ranges and mixed list or map literals are
+//! errors with cel-go's wording, placed where cel-go places them (the `.` of a selection, the
+//! `(` of a call, the operator of an operation).
+//!
+//! Field lookups follow the API server's type provider: a field named by a reserved word may
+//! be written plain (`self.namespace`) as well as escaped (`self.__namespace__`), as servers
+//! with compatibility version 1.31 or later accept.
+
+use std::collections::{HashMap, HashSet};
+
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
+
+use super::escape::RESERVED;
+use super::library::{FUNCTIONS, Overload, type_ident};
+use super::types::{Bindings, Type, assignable, substitute};
+
+/// The checker's result for one expression.
+#[derive(Debug, Default)]
+pub(crate) struct Checked {
+    /// The type of every node, by expression id.
+    pub(crate) types: HashMap<u64, Type>,
+    /// The overloads a call node resolved to, by expression id.
+    pub(crate) overloads: HashMap<u64, Vec<&'static str>>,
+    /// Calls the checker resolved as a namespaced function (`optional.of`, `sets.contains`):
+    /// their target is part of the name, not a value.
+    pub(crate) qualified: HashMap<u64, String>,
+    /// Calls that are comprehension macros the parser left unexpanded (two-variable forms,
+    /// `sortBy`, `optMap`), by expression id.
+    pub(crate) macros: HashSet<u64>,
+    /// `(expression id, message)`, in the order found.
+    pub(crate) errors: Vec<(u64, String)>,
+}
+
+/// The variables a rule sees: `self`, and `oldSelf` (optional when `optionalOldSelf` is set).
+pub(crate) struct Variables {
+    pub(crate) this: Type,
+    pub(crate) old_self: Type,
+}
+
+/// Type-checks `e`.
+pub(crate) fn check(e: &IdedExpr, vars: &Variables) -> Checked {
+    let mut c = Checker { vars, scopes: Vec::new(), out: Checked::default() };
+    c.check(e);
+    c.out
+}
+
+/// The comprehension macros the parser leaves as calls: the two-variable forms (Kubernetes
+/// 1.32+) and the lists extension's `sortBy`.
+fn two_variable_macro(name: &str, args: usize) -> bool {
+    matches!(
+        (name, args),
+        ("all" | "exists" | "existsOne" | "exists_one", 3)
+            | ("transformList" | "transformMap" | "transformMapEntry", 3 | 4)
+            | ("sortBy" | "optMap" | "optFlatMap", 2)
+    )
+}
+
+struct Checker<'v> {
+    vars: &'v Variables,
+    scopes: Vec<(String, Type)>,
+    out: Checked,
+}
+
+impl Checker<'_> {
+    fn check(&mut self, e: &IdedExpr) -> Type {
+        let t = match &e.expr {
+            Expr::Literal(lit) => literal_type(lit),
+            Expr::Ident(name) => self.ident(e.id, name),
+            Expr::Select(s) => {
+                let operand = self.check(&s.operand);
+                let field = self.select(e.id, &operand, &s.field);
+                if s.test { Type::Bool } else { field }
+            }
+            Expr::Call(call) => self.call(e, call),
+            Expr::Comprehension(comp) => {
+                let range = self.check(&comp.iter_range);
+                let (var, var2) = self.range_vars(comp.iter_range.id, &range);
+                let init = self.check(&comp.accu_init);
+                let empty_list_init = matches!(&comp.accu_init.expr, Expr::List(l) if l.elements.is_empty());
+                match &comp.iter_var2 {
+                    Some(second) => {
+                        self.scopes.push((comp.iter_var.clone(), var2.0));
+                        self.scopes.push((second.clone(), var2.1));
+                    }
+                    None => self.scopes.push((comp.iter_var.clone(), var)),
+                }
+                self.scopes.push((comp.accu_var.clone(), init.clone()));
+                self.check(&comp.loop_cond);
+                let step = self.check(&comp.loop_step);
+                self.scopes.pop();
+                self.scopes.pop();
+                if comp.iter_var2.is_some() {
+                    self.scopes.pop();
+                }
+                let accu = if empty_list_init && matches!(step, Type::List(_)) { step } else { init };
+                self.scopes.push((comp.accu_var.clone(), accu));
+                let result = self.check(&comp.result);
+                self.scopes.pop();
+                result
+            }
+            Expr::List(list) => {
+                let mut elem: Option<Type> = None;
+                for (i, item) in list.elements.iter().enumerate() {
+                    let mut t = self.check(item);
+                    if list.optional_indices.contains(&i) {
+                        t = match t {
+                            Type::Optional(inner) => *inner,
+                            other => other,
+                        };
+                    }
+                    elem = Some(self.join_literal(elem, t, item.id));
+                }
+                Type::List(Box::new(elem.unwrap_or(Type::Dyn)))
+            }
+            Expr::Map(map) => {
+                let (mut key, mut value): (Option<Type>, Option<Type>) = (None, None);
+                for entry in &map.entries {
+                    if let EntryExpr::MapEntry(me) = &entry.expr {
+                        let k = self.check(&me.key);
+                        key = Some(self.join_literal(key, k, me.key.id));
+                        let v = self.check(&me.value);
+                        value = Some(self.join_literal(value, v, me.value.id));
+                    }
+                }
+                Type::Map(Box::new(key.unwrap_or(Type::Dyn)), Box::new(value.unwrap_or(Type::Dyn)))
+            }
+            Expr::Struct(s) => {
+                self.error(e.id, format!("undeclared reference to '{}' (in container '')", s.type_name));
+                Type::Error
+            }
+            Expr::Unspecified => Type::Error,
+        };
+        self.out.types.insert(e.id, t.clone());
+        t
+    }
+
+    fn error(&mut self, id: u64, message: String) {
+        self.out.errors.push((id, message));
+    }
+
+    fn lookup(&self, name: &str) -> Option<Type> {
+        if let Some((_, t)) = self.scopes.iter().rev().find(|(n, _)| n == name) {
+            return Some(t.clone());
+        }
+        match name {
+            "self" => Some(self.vars.this.clone()),
+            "oldSelf" => Some(self.vars.old_self.clone()),
+            _ => None,
+        }
+    }
+
+    fn ident(&mut self, id: u64, name: &str) -> Type {
+        if let Some(t) = self.lookup(name) {
+            return t;
+        }
+        if let Some(t) = type_ident(name) {
+            return Type::Meta(Box::new(t));
+        }
+        self.error(id, format!("undeclared reference to '{name}' (in container '')"));
+        Type::Error
+    }
+
+    /// The type of `operand.field`.
+    fn select(&mut self, id: u64, operand: &Type, field: &str) -> Type {
+        match operand {
+            Type::Object(obj) => {
+                let decl = obj
+                    .0
+                    .field(field)
+                    .or_else(|| RESERVED.contains(&field).then(|| obj.0.field(&format!("__{field}__"))).flatten());
+                match decl {
+                    Some(d) => d.cel_type(),
+                    None => {
+                        self.error(id, format!("undefined field '{field}'"));
+                        Type::Error
+                    }
+                }
+            }
+            Type::Map(_, value) => (**value).clone(),
+            t if t.is_dyn() => Type::Dyn,
+            // The Kubernetes library's object types have no fields the checker can resolve.
+            Type::Opaque(
+                name @ ("kubernetes.URL" | "kubernetes.Quantity" | "kubernetes.Semver" | "kubernetes.NamedFormat"),
+            ) => {
+                self.error(id, format!("unexpected failed resolution of '{name}'"));
+                Type::Error
+            }
+            other => {
+                self.error(id, format!("type '{other}' does not support field selection"));
+                Type::Error
+            }
+        }
+    }
+
+    /// The iteration variable types for a range: one-variable, then two-variable.
+    fn range_vars(&mut self, id: u64, range: &Type) -> (Type, (Type, Type)) {
+        match range {
+            Type::List(e) => ((**e).clone(), (Type::Int, (**e).clone())),
+            Type::Map(k, v) => ((**k).clone(), ((**k).clone(), (**v).clone())),
+            t if t.is_dyn() => (Type::Dyn, (Type::Dyn, Type::Dyn)),
+            other => {
+                self.error(
+                    id,
+                    format!(
+                        "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
+                    ),
+                );
+                (Type::Dyn, (Type::Dyn, Type::Dyn))
+            }
+        }
+    }
+
+    /// The element type of a literal list or map so far, reporting an element that differs
+    /// (cel-go's homogeneous aggregate literal check).
+    fn join_literal(&mut self, so_far: Option<Type>, t: Type, id: u64) -> Type {
+        match so_far {
+            None => t,
+            Some(prev) if prev.is_dyn() => prev,
+            Some(prev) => {
+                if !t.is_dyn() && !assignable(&prev, &t, &mut Bindings::new()) {
+                    self.error(id, format!("expected type '{prev}' but found '{t}'"));
+                }
+                prev
+            }
+        }
+    }
+
+    fn call(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr) -> Type {
+        let name = call.func_name.as_str();
+        if name == "_?._" {
+            let operand = self.check(&call.args[0]);
+            self.check(&call.args[1]);
+            let field = match &call.args[1].expr {
+                Expr::Literal(LiteralValue::String(s)) => s.inner().to_string(),
+                _ => String::new(),
+            };
+            let inner = match operand {
+                Type::Optional(t) => *t,
+                t => t,
+            };
+            let t = self.select(e.id, &inner, &field);
+            return Type::Optional(Box::new(t));
+        }
+        if let Some(target) = &call.target
+            && two_variable_macro(name, call.args.len())
+            && call.args[..call.args.len() - 1].iter().all(|a| matches!(a.expr, Expr::Ident(_)))
+        {
+            self.out.macros.insert(e.id);
+            return self.macro_call(target, name, &call.args);
+        }
+        // `ns.fn(...)`: a namespaced function when `ns` is not a variable.
+        if let Some(target) = &call.target
+            && let Expr::Ident(ns) = &target.expr
+            && self.lookup(ns).is_none()
+        {
+            let qualified = format!("{ns}.{name}");
+            if FUNCTIONS.contains_key(qualified.as_str()) {
+                self.out.qualified.insert(e.id, qualified.clone());
+                let args: Vec<Type> = call.args.iter().map(|a| self.check(a)).collect();
+                return self.resolve(e.id, &qualified, false, args);
+            }
+        }
+        let mut args = Vec::new();
+        if let Some(target) = &call.target {
+            args.push(self.check(target));
+        }
+        args.extend(call.args.iter().map(|a| self.check(a)));
+        self.resolve(e.id, name, call.target.is_some(), args)
+    }
+
+    /// Picks the overloads of `name` that accept `args` (the receiver first for member calls).
+    fn resolve(&mut self, id: u64, name: &str, member: bool, args: Vec<Type>) -> Type {
+        let Some(overloads) = FUNCTIONS.get(name).map(|v| v.as_slice()).or(extra_overloads(name)) else {
+            self.error(id, format!("undeclared reference to '{name}' (in container '')"));
+            return Type::Error;
+        };
+        let mut results: Vec<Type> = Vec::new();
+        let mut ids = Vec::new();
+        for o in overloads.iter().filter(|o| o.member == member && o.params.len() == args.len()) {
+            let mut b = Bindings::new();
+            if o.params.iter().zip(&args).all(|(p, a)| assignable(p, a, &mut b)) {
+                ids.push(o.id);
+                results.push(substitute(&o.result, &b));
+            }
+        }
+        if results.is_empty() {
+            let shown: Vec<String> = args.iter().map(ToString::to_string).collect();
+            let applied = if member {
+                format!("{}.({})", shown[0], shown[1..].join(", "))
+            } else {
+                format!("({})", shown.join(", "))
+            };
+            self.error(id, format!("found no matching overload for '{name}' applied to '{applied}'"));
+            return Type::Error;
+        }
+        self.out.overloads.insert(id, ids);
+        let first = results[0].clone();
+        if results.iter().all(|r| *r == first) { first } else { Type::Dyn }
+    }
+
+    /// The comprehension macros the parser does not expand.
+    fn macro_call(&mut self, target: &IdedExpr, name: &str, args: &[IdedExpr]) -> Type {
+        let range = self.check(target);
+        let var = |a: &IdedExpr| match &a.expr {
+            Expr::Ident(n) => n.clone(),
+            _ => String::new(),
+        };
+        if matches!(name, "optMap" | "optFlatMap") {
+            let inner = match &range {
+                Type::Optional(t) => (**t).clone(),
+                _ => Type::Dyn,
+            };
+            self.scopes.push((var(&args[0]), inner));
+            let t = self.check(&args[1]);
+            self.scopes.pop();
+            return if name == "optMap" { Type::Optional(Box::new(t)) } else { t };
+        }
+        let (single, (first, second)) = self.range_vars(target.id, &range);
+        if name == "sortBy" {
+            self.scopes.push((var(&args[0]), single));
+            self.check(&args[1]);
+            self.scopes.pop();
+            return range;
+        }
+        self.scopes.push((var(&args[0]), first.clone()));
+        self.scopes.push((var(&args[1]), second));
+        let mut last = Type::Dyn;
+        for a in &args[2..] {
+            last = self.check(a);
+        }
+        self.scopes.pop();
+        self.scopes.pop();
+        match name {
+            "transformList" => Type::List(Box::new(last)),
+            "transformMap" => Type::Map(Box::new(first), Box::new(last)),
+            "transformMapEntry" => Type::Map(Box::new(Type::Dyn), Box::new(Type::Dyn)),
+            _ => Type::Bool,
+        }
+    }
+}
+
+/// Ordering operators, generated: every orderable type with itself, and the numeric types
+/// with each other (cross-type numeric comparisons, Kubernetes 1.28+).
+fn extra_overloads(name: &str) -> Option<&'static [Overload]> {
+    static ORDERING: std::sync::LazyLock<HashMap<&'static str, Vec<Overload>>> = std::sync::LazyLock::new(|| {
+        let ops = [("_<_", "less"), ("_<=_", "less_equals"), ("_>_", "greater"), ("_>=_", "greater_equals")];
+        let same = [
+            (Type::Bool, "bool"),
+            (Type::Int, "int64"),
+            (Type::Uint, "uint64"),
+            (Type::Double, "double"),
+            (Type::String, "string"),
+            (Type::Bytes, "bytes"),
+            (Type::Timestamp, "timestamp"),
+            (Type::Duration, "duration"),
+        ];
+        let numeric = [(Type::Int, "int64"), (Type::Uint, "uint64"), (Type::Double, "double")];
+        let mut out: HashMap<&'static str, Vec<Overload>> = HashMap::new();
+        for (op, prefix) in ops {
+            let list = out.entry(op).or_default();
+            for (t, suffix) in &same {
+                let id: &'static str = Box::leak(format!("{prefix}_{suffix}").into_boxed_str());
+                list.push(Overload { id, member: false, params: vec![t.clone(), t.clone()], result: Type::Bool });
+            }
+            for (a, an) in &numeric {
+                for (b, bn) in &numeric {
+                    if a != b {
+                        let id: &'static str = Box::leak(format!("{prefix}_{an}_{bn}").into_boxed_str());
+                        list.push(Overload {
+                            id,
+                            member: false,
+                            params: vec![a.clone(), b.clone()],
+                            result: Type::Bool,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    });
+    ORDERING.get(name).map(Vec::as_slice)
+}
+
+fn literal_type(lit: &LiteralValue) -> Type {
+    match lit {
+        LiteralValue::Boolean(_) => Type::Bool,
+        LiteralValue::Bytes(_) => Type::Bytes,
+        LiteralValue::Double(_) => Type::Double,
+        LiteralValue::Int(_) => Type::Int,
+        LiteralValue::Null => Type::Null,
+        LiteralValue::String(_) => Type::String,
+        LiteralValue::UInt(_) => Type::Uint,
+    }
+}

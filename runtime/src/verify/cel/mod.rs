@@ -1,0 +1,372 @@
+//! `x-kubernetes-validations` (R64–R75): the fields of each rule, CEL syntax, type checking
+//! against the schema, transition rules, and the static cost budget.
+//!
+//! Expressions are parsed with the `cel` crate (the cel-rust parser, CEL's ANTLR grammar with
+//! optional syntax). Checking and cost estimation are rop's own port of what kube-apiserver
+//! runs when a CRD is written (apiextensions `schema/cel/compilation.go` and
+//! `validation.go`, k8s.io/apiserver `pkg/cel`, cel-go's `checker`): [`decl`] builds the CEL
+//! types from the schema, [`check`] type-checks, [`cost`] estimates, and [`budget`] holds the
+//! limits and the server's messages. The target is Kubernetes 1.37 with its default
+//! compatibility version 1.36.
+
+mod budget;
+mod check;
+mod cost;
+mod decl;
+mod escape;
+mod library;
+mod types;
+mod validate;
+
+use std::sync::Arc;
+
+use cel::common::ast::{IdedExpr, SourceInfo};
+use serde_json::{Map, Value};
+
+pub(crate) use budget::CostTotal;
+pub(crate) use escape::escape;
+
+use super::Unbounded;
+use super::document::unknown_keys;
+use super::report::Report;
+use super::schema::{Level, NodeCx, is_true};
+
+const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
+
+/// Checks the rules `rules` of the node `node` at `path`, adding their costs to `total`.
+pub(crate) fn check(
+    report: &mut Report,
+    total: &mut CostTotal,
+    node: &Map<String, Value>,
+    rules: &Value,
+    path: &str,
+    n: &NodeCx,
+) {
+    let Some(rules) = rules.as_array() else { return };
+    let resource_root = n.level == Level::Root || is_true(node, "x-kubernetes-embedded-resource");
+    let decl = decl::declare(node, resource_root, "selfType");
+    for (i, rule) in rules.iter().enumerate() {
+        let base = format!("{path}.x-kubernetes-validations[{i}]");
+        let Some(rule) = rule.as_object() else { continue };
+        unknown_keys(
+            rule,
+            &["rule", "message", "messageExpression", "reason", "fieldPath", "optionalOldSelf"],
+            &base,
+            report,
+        );
+        let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
+        check_message(report, rule, text, &base);
+        check_reason_and_field_path(report, node, rule, &base);
+        let message_expression = rule.get("messageExpression").and_then(Value::as_str);
+        if message_expression.is_some_and(|m| m.trim().is_empty()) {
+            report.error(
+                "cel.message-expression",
+                format!("{base}.messageExpression"),
+                "Required value: messageExpression must be non-empty if specified",
+                MESSAGE_EXPRESSION_FIX,
+            );
+        }
+        if text.trim().is_empty() {
+            report.error(
+                "cel.rule-required",
+                format!("{base}.rule"),
+                "Required value: rule is not specified",
+                "write a CEL expression that evaluates to a bool, e.g. self.minReplicas <= self.maxReplicas",
+            );
+            continue;
+        }
+        let (parsed, source) = match parse(text) {
+            Ok(parsed) => parsed,
+            Err(err) => {
+                report.error(
+                    "cel.syntax",
+                    format!("{base}.rule"),
+                    format!("Invalid value: {text:?}: compilation failed: {err}"),
+                    "fix the CEL syntax (https://kubernetes.io/docs/reference/using-api/cel/)",
+                );
+                continue;
+            }
+        };
+        let Some(decl) = &decl else {
+            report.error(
+                "cel.type",
+                format!("{path}.x-kubernetes-validations"),
+                "Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
+                "give the node a type (a rule cannot see a node that only has x-kubernetes-preserve-unknown-fields), or move the rule to its parent",
+            );
+            break;
+        };
+        let this = decl.cel_type();
+        let old_self = if is_true(rule, "optionalOldSelf") {
+            check::Variables { this: this.clone(), old_self: types::Type::Optional(Box::new(this.clone())) }
+        } else {
+            check::Variables { this: this.clone(), old_self: this.clone() }
+        };
+        let Some((rule_cost, mut unbounded)) =
+            compile(report, &parsed, &source, &old_self, decl, Expected::Rule, text, &base)
+        else {
+            continue;
+        };
+        let cardinality = match n.cardinality {
+            Some(c) => c,
+            None => {
+                unbounded.extend(n.unbounded_above.iter().cloned());
+                decl::MAX_REQUEST_SIZE / (decl.min_size + 1)
+            }
+        };
+        let cost = rule_cost.saturating_mul(cardinality);
+        budget::check_rule(report, &format!("{base}.rule"), cost, "rule", &unbounded);
+        total.observe(format!("{base}.rule"), cost, unbounded);
+
+        let uses_old_self = parsed.references().has_variable("oldSelf");
+        if let (true, Some(list)) = (uses_old_self, &n.uncorrelatable) {
+            report.error(
+                "cel.transition-rule",
+                format!("{base}.rule"),
+                format!("Invalid value: {text:?}: oldSelf cannot be used on the uncorrelatable portion of the schema within {list}"),
+                "put the rule on the list itself, or make the list x-kubernetes-list-type: map so items can be paired",
+            );
+        }
+        if is_true(rule, "optionalOldSelf") && !uses_old_self {
+            report.error(
+                "cel.optional-old-self",
+                format!("{base}.optionalOldSelf"),
+                "Invalid value: true: may not be set if oldSelf is not used in rule",
+                "remove optionalOldSelf, or use oldSelf in the rule",
+            );
+        }
+        if let Some(expr) = message_expression.filter(|m| !m.trim().is_empty()) {
+            let at = format!("{base}.messageExpression");
+            match parse(expr) {
+                Err(err) => report.error(
+                    "cel.message-expression",
+                    &at,
+                    format!("Invalid value: {expr:?}: messageExpression compilation failed: {err}"),
+                    MESSAGE_EXPRESSION_FIX,
+                ),
+                Ok((parsed, source)) => {
+                    let expected = Expected::MessageExpression;
+                    if let Some((cost, unbounded)) =
+                        compile(report, &parsed, &source, &old_self, decl, expected, expr, &base)
+                    {
+                        // Never multiplied by cardinality: the server does not.
+                        budget::check_rule(report, &at, cost, "messageExpression", &unbounded);
+                        total.observe(at, cost, unbounded);
+                    }
+                }
+            }
+        }
+    }
+}
+
+const MESSAGE_EXPRESSION_FIX: &str =
+    "write a CEL expression that evaluates to a string, e.g. 'got ' + string(self.replicas)";
+
+/// What an expression must evaluate to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expected {
+    Rule,
+    MessageExpression,
+}
+
+/// Type-checks a parsed rule or messageExpression, reporting what the server would; the
+/// estimated cost when it compiles.
+#[allow(clippy::too_many_arguments)]
+fn compile(
+    report: &mut Report,
+    parsed: &IdedExpr,
+    source: &SourceInfo,
+    vars: &check::Variables,
+    decl: &Arc<decl::Decl>,
+    expected: Expected,
+    text: &str,
+    base: &str,
+) -> Option<(u64, Vec<Unbounded>)> {
+    let mut checked = check::check(parsed, vars);
+    let mut instantiation = Vec::new();
+    if checked.errors.is_empty() {
+        let mut problems = Vec::new();
+        validate::validate(parsed, &checked, &mut problems);
+        for problem in problems {
+            match problem {
+                validate::Problem::Issue(id, message) => checked.errors.push((id, message)),
+                validate::Problem::Instantiation(message) => instantiation.push(message),
+            }
+        }
+    }
+    let (at, prefix, rule_id) = match expected {
+        Expected::Rule => (format!("{base}.rule"), "compilation failed", None),
+        Expected::MessageExpression => (
+            format!("{base}.messageExpression"),
+            "messageExpression compilation failed",
+            Some("cel.message-expression"),
+        ),
+    };
+    if !checked.errors.is_empty() {
+        let undefined_only = checked.errors.iter().all(|(_, m)| m.starts_with("undefined field"));
+        let rule = rule_id.unwrap_or(if undefined_only { "cel.undefined-field" } else { "cel.type" });
+        let fix = if undefined_only {
+            "refer only to declared properties; CEL escapes '-', '.', '/' and '__' in names (self.foo__dash__bar)"
+        } else {
+            "fix the expression's types (https://kubernetes.io/docs/reference/using-api/cel/)"
+        };
+        let issues = budget::format_issues(&checked.errors, source, text);
+        report.error(rule, at, format!("Invalid value: {text:?}: {prefix}: {issues}"), fix);
+        return None;
+    }
+    let result = checked.types.get(&parsed.id).cloned().unwrap_or(types::Type::Dyn);
+    match expected {
+        Expected::Rule if result != types::Type::Bool => {
+            report.error(
+                "cel.return-type",
+                at,
+                format!("Invalid value: {text:?}: cel expression must evaluate to a bool (it is {result})"),
+                "compare the value, e.g. self.replicas <= 10",
+            );
+            return None;
+        }
+        Expected::MessageExpression if result != types::Type::String => {
+            report.error(
+                "cel.message-expression",
+                at,
+                format!("Invalid value: {text:?}: messageExpression must evaluate to a string"),
+                MESSAGE_EXPRESSION_FIX,
+            );
+            return None;
+        }
+        _ => {}
+    }
+    if let Some(message) = instantiation.first() {
+        let what = if expected == Expected::Rule { "program" } else { "messageExpression" };
+        report.error(
+            rule_id.unwrap_or("cel.type"),
+            at,
+            format!("Invalid value: {text:?}: {what} instantiation failed: {message}"),
+            "fix the regular expression (RE2 syntax)",
+        );
+        return None;
+    }
+    let (cost, unbounded) = cost::estimate(parsed, &checked, decl);
+    let path = base.split(".x-kubernetes-validations[").next().unwrap_or(base);
+    Some((
+        cost.max,
+        unbounded.into_iter().map(|(at, keyword)| Unbounded { path: format!("{path}{at}"), keyword }).collect(),
+    ))
+}
+
+/// Parses a CEL expression; parser panics (the cel-rust macro expanders assert on arity)
+/// become errors too.
+fn parse(text: &str) -> Result<(IdedExpr, SourceInfo), String> {
+    let text = text.to_string();
+    let result = std::panic::catch_unwind(move || {
+        cel::parser::Parser::new()
+            .enable_optional_syntax(true)
+            .enable_ident_escape_syntax(true)
+            .parse_with_source_info(&text)
+    });
+    match result {
+        Ok(Ok(expr)) => Ok(expr),
+        Ok(Err(errs)) => Err(errs
+            .errors
+            .iter()
+            .map(|e| format!("ERROR: <input>:{}:{}: {}", e.pos.0, e.pos.1, server_syntax_error(&e.msg)))
+            .collect::<Vec<_>>()
+            .join("; ")),
+        Err(_) => Err("ERROR: <input>: invalid macro call".to_string()),
+    }
+}
+
+/// The server's wording where the two ANTLR runtimes word a syntax error differently: a
+/// keyword token after a `.` (`self.true`).
+fn server_syntax_error(message: &str) -> String {
+    for keyword in ["true", "false", "null", "in"] {
+        if message == format!("Syntax error: no viable alternative at input '.{keyword}'") {
+            return format!("Syntax error: mismatched input '{keyword}' expecting IDENTIFIER");
+        }
+    }
+    message.to_string()
+}
+
+/// R65: `message`.
+fn check_message(report: &mut Report, rule: &Map<String, Value>, text: &str, base: &str) {
+    let message = rule.get("message").and_then(Value::as_str);
+    let path = format!("{base}.message");
+    const FIX: &str = "write a one-line message";
+    match message {
+        Some(m) if m.trim().is_empty() => {
+            report.error("cel.message", path, format!("Invalid value: {m:?}: must be non-empty if specified"), FIX)
+        }
+        Some(m) if m.contains(['\n', '\r']) => {
+            report.error("cel.message", path, format!("Invalid value: {m:?}: must not contain line breaks"), FIX)
+        }
+        None if text.contains('\n') && !rule.contains_key("messageExpression") => report.error(
+            "cel.message",
+            path,
+            "Required value: message must be specified if rule contains line breaks",
+            "add a message, or write the rule on one line",
+        ),
+        _ => {}
+    }
+}
+
+/// R67 and R68.
+fn check_reason_and_field_path(report: &mut Report, node: &Map<String, Value>, rule: &Map<String, Value>, base: &str) {
+    if let Some(reason) = rule.get("reason").and_then(Value::as_str)
+        && !REASONS.contains(&reason)
+    {
+        report.error(
+                "cel.reason",
+                format!("{base}.reason"),
+                format!(
+                    "Unsupported value: {reason:?}: supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\""
+                ),
+                "use one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate",
+            );
+    }
+    let Some(field_path) = rule.get("fieldPath").and_then(Value::as_str) else { return };
+    let detail = if field_path.trim().is_empty() {
+        Some("must be non-empty if specified")
+    } else if field_path.contains(['\n', '\r']) {
+        Some("must not contain line breaks")
+    } else if !field_path_valid(node, field_path) {
+        Some("must be a valid path")
+    } else {
+        None
+    };
+    if let Some(detail) = detail {
+        report.error(
+            "cel.field-path",
+            format!("{base}.fieldPath"),
+            format!("Invalid value: {field_path:?}: {detail}"),
+            "use a path to a declared field relative to the node carrying the rule, such as .spec.replicas or .labels['app']",
+        );
+    }
+}
+
+/// R68: `.name` and `['key']` steps through declared properties and map values.
+fn field_path_valid(node: &Map<String, Value>, path: &str) -> bool {
+    let mut rest = path;
+    let mut fields = Vec::new();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            if end == 0 {
+                return false;
+            }
+            fields.push(&r[..end]);
+            rest = &r[end..];
+        } else if let Some(r) = rest.strip_prefix("['").or_else(|| rest.strip_prefix("[\"")) {
+            let quote = if rest.starts_with("['") { "']" } else { "\"]" };
+            let Some(end) = r.find(quote) else { return false };
+            fields.push(&r[..end]);
+            rest = &r[end + 2..];
+        } else {
+            return false;
+        }
+    }
+    use super::schema::lookup::{Lookup, resolve};
+    matches!(resolve(node, &fields), Lookup::Found(_) | Lookup::Dynamic)
+}
+
+#[cfg(test)]
+mod tests;
