@@ -44,6 +44,7 @@ mod conversion;
 mod defaults;
 pub mod dns;
 mod document;
+mod jsonpath;
 mod names;
 mod printer_columns;
 pub(crate) mod report;

@@ -73,7 +73,7 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
                 format!("Invalid value: {json_path:?}: must be a simple json path starting with ."),
                 &format!("write .{json_path}"),
             );
-        } else if let Some(problem) = syntax_problem(json_path) {
+        } else if let Err(problem) = super::jsonpath::parse(&format!("{{{json_path}}}")) {
             report.warning(
                 "printer-columns.json-path-syntax",
                 format!("{base}.jsonPath"),
@@ -83,45 +83,6 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         } else if let Some(root) = root {
             schema_lint(root, json_path, t, &base, report);
         }
-    }
-}
-
-/// R88: a light JSONPath syntax check: balanced brackets, parentheses and quotes, no empty
-/// trailing segment.
-fn syntax_problem(path: &str) -> Option<&'static str> {
-    let mut stack = Vec::new();
-    let mut quote: Option<char> = None;
-    for c in path.chars() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '\'' | '"' => quote = Some(c),
-            '[' | '(' | '{' => stack.push(c),
-            ']' | ')' | '}' => {
-                let open = match c {
-                    ']' => '[',
-                    ')' => '(',
-                    _ => '{',
-                };
-                if stack.pop() != Some(open) {
-                    return Some("unbalanced brackets");
-                }
-            }
-            _ => {}
-        }
-    }
-    if quote.is_some() {
-        Some("unterminated quote")
-    } else if !stack.is_empty() {
-        Some("unclosed bracket")
-    } else if path.ends_with('.') {
-        Some("empty last segment")
-    } else {
-        None
     }
 }
 

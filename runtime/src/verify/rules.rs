@@ -551,7 +551,7 @@ pub const RULES: &[RuleInfo] = &[
         id: "printer-columns.json-path-syntax",
         severity: Severity::Warning,
         implements: "R88, R105",
-        checks: "printer column jsonPath parses",
+        checks: "printer column jsonPath parses with client-go's JSONPath parser",
     },
     RuleInfo {
         id: "printer-columns.unknown-field",
