@@ -74,7 +74,8 @@ if [ -n "${BENCH_REV:-}" ]; then
   rev_dir="$BENCH_DIR/rop-src-$(git -C "$repo" rev-parse --short "$BENCH_REV")"
   if [ ! -d "$rev_dir" ]; then
     mkdir -p "$rev_dir.tmp"
-    git -C "$repo" archive "$BENCH_REV" Cargo.toml Cargo.lock cli macros runtime templates testenv testdata | tar -x -C "$rev_dir.tmp"
+    # `scripts/install-testenv.sh` is compiled into `rop testenv install`.
+    git -C "$repo" archive "$BENCH_REV" Cargo.toml Cargo.lock cli macros runtime templates testenv testdata scripts/install-testenv.sh | tar -x -C "$rev_dir.tmp"
     mv "$rev_dir.tmp" "$rev_dir"
   fi
   snap="$rev_dir"
@@ -82,6 +83,8 @@ if [ -n "${BENCH_REV:-}" ]; then
 else
   rm -rf "$snap" && mkdir -p "$snap"
   cp -a "$repo/Cargo.toml" "$repo/Cargo.lock" "$repo/cli" "$repo/macros" "$repo/runtime" "$repo/templates" "$repo/testenv" "$repo/testdata" "$snap/"
+  # `scripts/install-testenv.sh` is compiled into `rop testenv install`.
+  mkdir -p "$snap/scripts" && cp -a "$repo/scripts/install-testenv.sh" "$snap/scripts/"
   echo "source: the working tree$(git -C "$repo" diff --quiet HEAD -- cli macros runtime templates testenv 2>/dev/null || echo ', with uncommitted changes')" | tee -a "$OUT/machine.txt" >&2
 fi
 if [ -n "${ROP_BIN:-}" ]; then

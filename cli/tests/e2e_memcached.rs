@@ -195,12 +195,13 @@ fn memcached_operator_builds_tests_and_validates() {
     pretty_assertions::assert_eq!(crd, golden);
 
     // A type the API server would reject stops `rop generate` before it writes, naming the
-    // Rust type; a float is only a warning.
+    // Rust type; a float is only a warning. A CEL rule over the cost budget names the Rust
+    // attributes that would bound it.
     let types = dir.join("api/src/v1alpha1/memcached.rs");
     let original = std::fs::read_to_string(&types).unwrap();
     let broken = original.replace(
         "    pub size: Option<i32>,\n",
-        "    pub size: Option<i32>,\n    /// Lookahead is not RE2.\n    #[schemars(regex(pattern = \"(?=a)b\"))]\n    pub name: String,\n    /// A ratio.\n    pub ratio: f64,\n",
+        "    pub size: Option<i32>,\n    /// Lookahead is not RE2.\n    #[schemars(regex(pattern = \"(?=a)b\"))]\n    pub name: String,\n    /// A ratio.\n    pub ratio: f64,\n    /// Every target once.\n    #[rop(validation(rule = \"self.all(x, self.exists_one(y, y == x))\", message = \"targets must be unique\"))]\n    pub targets: Vec<String>,\n",
     );
     std::fs::write(&types, &broken).unwrap();
     let out = common::rop(&dir, &["generate"]);
@@ -213,7 +214,14 @@ fn memcached_operator_builds_tests_and_validates() {
         ),
         "{stderr}"
     );
-    assert!(stderr.ends_with("error: 1 generated CRD problem the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"), "{stderr}");
+    assert!(stderr.contains("(v1alpha1::Memcached): error[cel.cost] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[targets].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "  help: add #[schemars(length(max = …))] to the field for spec.targets (in v1alpha1::Memcached)\n  help: add #[schemars(inner(length(max = …)))] to the field for spec.targets (in v1alpha1::Memcached)\n"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("error: 4 generated CRD problems the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"), "{stderr}");
     assert_eq!(std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap(), crd);
     // Owning Deployments gives the controller the watch and the RBAC it needs, from one line.
     let owning = original.replace(
