@@ -201,7 +201,7 @@ fn memcached_operator_builds_tests_and_validates() {
     let original = std::fs::read_to_string(&types).unwrap();
     let broken = original.replace(
         "    pub size: Option<i32>,\n",
-        "    pub size: Option<i32>,\n    /// Lookahead is not RE2.\n    #[schemars(regex(pattern = \"(?=a)b\"))]\n    pub name: String,\n    /// A ratio.\n    pub ratio: f64,\n    /// Every target once.\n    #[rop(validation(rule = \"self.all(x, self.exists_one(y, y == x))\", message = \"targets must be unique\"))]\n    pub targets: Vec<String>,\n",
+        "    pub size: Option<i32>,\n    /// Lookahead is not RE2.\n    #[schemars(regex(pattern = \"(?=a)b\"))]\n    pub name: String,\n    /// A ratio.\n    pub ratio: f64,\n    /// Every target once.\n    #[schemars(extend(\"x-kubernetes-validations\" = [{\"rule\": \"self.all(x, self.exists_one(y, y == x))\", \"message\": \"targets must be unique\"}]))]\n    pub targets: Vec<String>,\n",
     );
     std::fs::write(&types, &broken).unwrap();
     let out = common::rop(&dir, &["generate"]);

@@ -50,6 +50,30 @@ impl Report {
         self.findings.push(Finding { severity, rule, path, message, fix: fix.to_string(), unbounded: Vec::new() });
     }
 
+    /// Whether an error other than a CEL compile or cost error was reported at `path` or below:
+    /// the API server then does not compile the rules at `path`.
+    pub(crate) fn has_schema_error_under(&self, path: &str) -> bool {
+        const CEL: &[&str] = &[
+            "cel.syntax",
+            "cel.type",
+            "cel.undefined-field",
+            "cel.return-type",
+            "cel.transition-rule",
+            "cel.optional-old-self",
+            "cel.cost",
+            "cel.cost-total",
+        ];
+        // A blank messageExpression is a schema error; its compile errors are not.
+        let compile_error = |f: &Finding| {
+            CEL.contains(&f.rule) || (f.rule == "cel.message-expression" && !f.message.starts_with("Required value"))
+        };
+        self.findings.iter().any(|f| {
+            f.is_error()
+                && f.path.strip_prefix(path).is_some_and(|rest| rest.starts_with(['.', '[']))
+                && !compile_error(f)
+        })
+    }
+
     pub(crate) fn into_findings(self) -> Vec<Finding> {
         self.findings
     }

@@ -116,43 +116,49 @@ impl CostTotal {
     }
 }
 
-/// cel-go's error list: per error `ERROR: <input>:line:column: message`, the source line and
-/// a caret under the column, errors in source order.
+/// cel-go's error list for errors found by the checker, placed at their expressions.
 pub(crate) fn format_issues(errors: &[(u64, String)], source: &SourceInfo, text: &str) -> String {
-    let mut located: Vec<(usize, usize, &str)> = errors
+    let located: Vec<(usize, usize, String)> = errors
         .iter()
         .map(|(id, message)| {
             let offset = source.offset_for(*id).map_or(0, |(start, _)| start as usize);
             let (line, column) = line_and_column(text, offset);
-            (line, column, message.as_str())
+            (line, column, message.clone())
         })
         .collect();
+    format_located(located, text)
+}
+
+/// cel-go's error list: per error `ERROR: <input>:line:column: message`, the source line and
+/// a caret under the column, errors in source order.
+pub(crate) fn format_located(mut located: Vec<(usize, usize, String)>, text: &str) -> String {
     located.sort_by_key(|(line, column, _)| (*line, *column));
     located.dedup();
     let lines: Vec<&str> = text.split('\n').collect();
     located
         .iter()
         .map(|(line, column, message)| {
-            let source_line = lines.get(line - 1).copied().unwrap_or("");
-            let dots: String =
-                source_line.chars().take(column - 1).map(|c| if c.len_utf8() > 1 { '\u{ff0e}' } else { '.' }).collect();
+            let source_line = lines.get(line.saturating_sub(1)).copied().unwrap_or("");
+            let dots: String = source_line
+                .chars()
+                .take(column.saturating_sub(1))
+                .map(|c| if c.len_utf8() > 1 { '\u{ff0e}' } else { '.' })
+                .collect();
             format!("ERROR: <input>:{line}:{column}: {message}\n | {source_line}\n | {dots}^")
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-/// 1-based line and column (in characters) of the character at `offset` (in characters).
+/// 1-based line and column (in characters, as cel-go counts) of the byte `offset`.
 fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
-    let (mut line, mut column) = (1, 1);
-    for c in text.chars().take(offset) {
-        if c == '\n' {
-            line += 1;
-            column = 1;
-        } else {
-            column += 1;
-        }
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
     }
+    let before = &text[..end];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
     (line, column)
 }
 

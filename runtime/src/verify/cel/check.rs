@@ -68,6 +68,13 @@ impl Checker<'_> {
         let t = match &e.expr {
             Expr::Literal(lit) => literal_type(lit),
             Expr::Ident(name) => self.ident(e.id, name),
+            Expr::Select(s)
+                if !s.test
+                    && let Some((name, t)) = self.qualified_type(e) =>
+            {
+                self.out.qualified.insert(e.id, name);
+                Type::Meta(Box::new(t))
+            }
             Expr::Select(s) => {
                 let operand = self.check(&s.operand);
                 let field = self.select(e.id, &operand, &s.field);
@@ -86,6 +93,15 @@ impl Checker<'_> {
                     }
                     None => self.scopes.push((comp.iter_var.clone(), var)),
                 }
+                // `[]` accumulates `acc + [x]`: its element type is that of `x` (cel-go gives the
+                // literal a type parameter the step binds).
+                let mut init = init;
+                if empty_list_init && let Some(x) = appended(&comp.loop_step, &comp.accu_var) {
+                    self.scopes.push((comp.accu_var.clone(), init.clone()));
+                    let t = self.check(x);
+                    self.scopes.pop();
+                    init = Type::List(Box::new(t));
+                }
                 self.scopes.push((comp.accu_var.clone(), init.clone()));
                 self.check(&comp.loop_cond);
                 let step = self.check(&comp.loop_step);
@@ -94,8 +110,8 @@ impl Checker<'_> {
                 if comp.iter_var2.is_some() {
                     self.scopes.pop();
                 }
-                let accu = if empty_list_init && matches!(step, Type::List(_)) { step } else { init };
-                self.scopes.push((comp.accu_var.clone(), accu));
+                let _ = step;
+                self.scopes.push((comp.accu_var.clone(), init));
                 let result = self.check(&comp.result);
                 self.scopes.pop();
                 result
@@ -110,7 +126,7 @@ impl Checker<'_> {
                             other => other,
                         };
                     }
-                    elem = Some(self.join_literal(elem, t, item.id));
+                    elem = Some(join(elem, t));
                 }
                 Type::List(Box::new(elem.unwrap_or(Type::Dyn)))
             }
@@ -119,9 +135,14 @@ impl Checker<'_> {
                 for entry in &map.entries {
                     if let EntryExpr::MapEntry(me) = &entry.expr {
                         let k = self.check(&me.key);
-                        key = Some(self.join_literal(key, k, me.key.id));
-                        let v = self.check(&me.value);
-                        value = Some(self.join_literal(value, v, me.value.id));
+                        key = Some(join(key, k));
+                        let mut v = self.check(&me.value);
+                        if me.optional
+                            && let Type::Optional(inner) = v
+                        {
+                            v = *inner;
+                        }
+                        value = Some(join(value, v));
                     }
                 }
                 Type::Map(Box::new(key.unwrap_or(Type::Dyn)), Box::new(value.unwrap_or(Type::Dyn)))
@@ -165,6 +186,11 @@ impl Checker<'_> {
     /// The type of `operand.field`.
     fn select(&mut self, id: u64, operand: &Type, field: &str) -> Type {
         match operand {
+            // Selecting on an optional value gives an optional (cel-go's optional chaining).
+            Type::Optional(inner) => {
+                let t = self.select(id, inner, field);
+                if t == Type::Error { t } else { Type::Optional(Box::new(t)) }
+            }
             Type::Object(obj) => {
                 let decl = obj
                     .0
@@ -212,21 +238,6 @@ impl Checker<'_> {
         }
     }
 
-    /// The element type of a literal list or map so far, reporting an element that differs
-    /// (cel-go's homogeneous aggregate literal check).
-    fn join_literal(&mut self, so_far: Option<Type>, t: Type, id: u64) -> Type {
-        match so_far {
-            None => t,
-            Some(prev) if prev.is_dyn() => prev,
-            Some(prev) => {
-                if !t.is_dyn() && !assignable(&prev, &t, &mut Bindings::new()) {
-                    self.error(id, format!("expected type '{prev}' but found '{t}'"));
-                }
-                prev
-            }
-        }
-    }
-
     fn call(&mut self, e: &IdedExpr, call: &cel::common::ast::CallExpr) -> Type {
         let name = call.func_name.as_str();
         if name == "_?._" {
@@ -241,14 +252,16 @@ impl Checker<'_> {
                 t => t,
             };
             let t = self.select(e.id, &inner, &field);
-            return Type::Optional(Box::new(t));
+            self.out.overloads.insert(e.id, vec!["select_optional_field"]);
+            return if t == Type::Error { t } else { Type::Optional(Box::new(t)) };
         }
+        let bound_variables = if matches!(name, "sortBy" | "optMap" | "optFlatMap") { 1 } else { 2 };
         if let Some(target) = &call.target
             && two_variable_macro(name, call.args.len())
-            && call.args[..call.args.len() - 1].iter().all(|a| matches!(a.expr, Expr::Ident(_)))
+            && call.args[..bound_variables].iter().all(|a| matches!(a.expr, Expr::Ident(_)))
         {
             self.out.macros.insert(e.id);
-            return self.macro_call(target, name, &call.args);
+            return self.macro_call(e.id, target, name, &call.args);
         }
         // `ns.fn(...)`: a namespaced function when `ns` is not a variable.
         if let Some(target) = &call.target
@@ -262,12 +275,65 @@ impl Checker<'_> {
                 return self.resolve(e.id, &qualified, false, args);
             }
         }
+        if matches!(name, "_&&_" | "_||_") && call.target.is_none() {
+            for a in &call.args {
+                let t = self.check(a);
+                self.expect_bool(a.id, &t);
+            }
+            let id = if name == "_&&_" { "logical_and" } else { "logical_or" };
+            self.out.overloads.insert(e.id, vec![id]);
+            return Type::Bool;
+        }
         let mut args = Vec::new();
         if let Some(target) = &call.target {
             args.push(self.check(target));
         }
         args.extend(call.args.iter().map(|a| self.check(a)));
+        // Indexing an optional list or map gives an optional.
+        if matches!(name, "_[_]" | "_[?_]")
+            && let Some(Type::Optional(inner)) = args.first().cloned()
+        {
+            args[0] = *inner;
+            let t = self.resolve(e.id, name, false, args);
+            return match t {
+                Type::Error | Type::Optional(_) => t,
+                t => Type::Optional(Box::new(t)),
+            };
+        }
         self.resolve(e.id, name, call.target.is_some(), args)
+    }
+
+    /// cel-go's check of a logical operand: `expected type 'bool' but found 'int'`.
+    fn expect_bool(&mut self, id: u64, t: &Type) {
+        if *t != Type::Bool && !t.is_dyn() {
+            self.error(id, format!("expected type 'bool' but found '{t}'"));
+        }
+    }
+
+    /// `google.protobuf.Duration` and other dotted type names, when the first name is no
+    /// variable.
+    fn qualified_type(&self, e: &IdedExpr) -> Option<(String, Type)> {
+        let mut parts = Vec::new();
+        let mut cur = e;
+        loop {
+            match &cur.expr {
+                Expr::Select(s) if !s.test => {
+                    parts.push(s.field.as_str());
+                    cur = &s.operand;
+                }
+                Expr::Ident(root) => {
+                    if self.lookup(root).is_some() {
+                        return None;
+                    }
+                    parts.push(root.as_str());
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        parts.reverse();
+        let name = parts.join(".");
+        type_ident(&name).map(|t| (name, t))
     }
 
     /// Picks the overloads of `name` that accept `args` (the receiver first for member calls).
@@ -301,7 +367,7 @@ impl Checker<'_> {
     }
 
     /// The comprehension macros the parser does not expand.
-    fn macro_call(&mut self, target: &IdedExpr, name: &str, args: &[IdedExpr]) -> Type {
+    fn macro_call(&mut self, id: u64, target: &IdedExpr, name: &str, args: &[IdedExpr]) -> Type {
         let range = self.check(target);
         let var = |a: &IdedExpr| match &a.expr {
             Expr::Ident(n) => n.clone(),
@@ -320,24 +386,65 @@ impl Checker<'_> {
         let (single, (first, second)) = self.range_vars(target.id, &range);
         if name == "sortBy" {
             self.scopes.push((var(&args[0]), single));
-            self.check(&args[1]);
+            let key = self.check(&args[1]);
             self.scopes.pop();
+            let comparable = [
+                Type::Int,
+                Type::Uint,
+                Type::Double,
+                Type::Bool,
+                Type::String,
+                Type::Bytes,
+                Type::Duration,
+                Type::Timestamp,
+            ];
+            if !key.is_dyn() && !comparable.contains(&key) {
+                self.error(
+                    id,
+                    format!(
+                        "found no matching overload for '@sortByAssociatedKeys' applied to '{range}.(list({key}))'"
+                    ),
+                );
+                return Type::Error;
+            }
             return range;
         }
         self.scopes.push((var(&args[0]), first.clone()));
         self.scopes.push((var(&args[1]), second));
         let mut last = Type::Dyn;
-        for a in &args[2..] {
+        let mut bad_filter = None;
+        let body = &args[2..];
+        for (i, a) in body.iter().enumerate() {
             last = self.check(a);
+            let is_filter = i + 1 < body.len();
+            if is_filter && last != Type::Bool && !last.is_dyn() {
+                bad_filter = Some(last.clone());
+            } else if matches!(name, "all" | "exists") {
+                self.expect_bool(a.id, &last);
+            } else if matches!(name, "existsOne" | "exists_one") && last != Type::Bool && !last.is_dyn() {
+                self.error(a.id, format!("found no matching overload for '_?_:_' applied to '({last}, int, int)'"));
+            }
         }
         self.scopes.pop();
         self.scopes.pop();
-        match name {
+        let result = match name {
             "transformList" => Type::List(Box::new(last)),
             "transformMap" => Type::Map(Box::new(first), Box::new(last)),
-            "transformMapEntry" => Type::Map(Box::new(Type::Dyn), Box::new(Type::Dyn)),
+            "transformMapEntry" => match last {
+                m @ Type::Map(..) => m,
+                _ => Type::Map(Box::new(Type::Dyn), Box::new(Type::Dyn)),
+            },
             _ => Type::Bool,
+        };
+        // The filter of a four-argument transform guards `p ? insert : acc`.
+        if let Some(filter) = bad_filter {
+            self.error(
+                id,
+                format!("found no matching overload for '_?_:_' applied to '({filter}, {result}, {result})'"),
+            );
+            return Type::Error;
         }
+        result
     }
 }
 
@@ -381,6 +488,31 @@ fn extra_overloads(name: &str) -> Option<&'static [Overload]> {
         out
     });
     ORDERING.get(name).map(Vec::as_slice)
+}
+
+/// The element type of a literal list or map: the one type all elements share, else `dyn`
+/// (mixed literals are reported by the homogeneous-literal validator).
+fn join(so_far: Option<Type>, t: Type) -> Type {
+    match so_far {
+        None => t,
+        Some(prev) if prev == t => prev,
+        Some(_) => Type::Dyn,
+    }
+}
+
+/// `x` in a comprehension step `acc + [x]` (possibly under `p ? … : acc`).
+fn appended<'e>(step: &'e IdedExpr, accu: &str) -> Option<&'e IdedExpr> {
+    let Expr::Call(call) = &step.expr else { return None };
+    match call.func_name.as_str() {
+        "_+_" if call.args.len() == 2 && matches!(&call.args[0].expr, Expr::Ident(n) if n == accu) => {
+            match &call.args[1].expr {
+                Expr::List(l) if l.elements.len() == 1 => Some(&l.elements[0]),
+                _ => None,
+            }
+        }
+        "_?_:_" if call.args.len() == 3 => appended(&call.args[1], accu),
+        _ => None,
+    }
 }
 
 fn literal_type(lit: &LiteralValue) -> Type {

@@ -181,6 +181,11 @@ impl Coster<'_> {
                 }
                 ONE
             }
+            // A dotted type name (`google.protobuf.Duration`) is one identifier to cel-go.
+            Expr::Select(_) if self.checked.qualified.contains_key(&e.id) => {
+                self.paths.insert(e.id, vec![self.checked.qualified[&e.id].clone()]);
+                ONE
+            }
             Expr::Select(s) => {
                 let operand = self.cost(&s.operand);
                 if s.test {
@@ -339,9 +344,9 @@ impl Coster<'_> {
             _ => String::new(),
         };
         let vars = match (name, args.len()) {
-            ("sortBy" | "optMap" | "optFlatMap", _) => {
-                vec![(var(&args[0]), sub(if is_list { "@items" } else { "@keys" }))]
-            }
+            ("sortBy", _) => vec![(var(&args[0]), sub(if is_list { "@items" } else { "@keys" }))],
+            // Bound to `t.value()`, a call: no path.
+            ("optMap" | "optFlatMap", _) => vec![(var(&args[0]), None)],
             _ => vec![
                 (var(&args[0]), sub(if is_list { "@indices" } else { "@keys" })),
                 (var(&args[1]), sub(if is_list { "@items" } else { "@values" })),
@@ -362,15 +367,30 @@ impl Coster<'_> {
             "all" => (1, body_sum.add(Range::fixed(3))),
             "exists" => (1, body_sum.add(Range::fixed(4))),
             "existsOne" | "exists_one" => (2, body_sum.add(Range::fixed(2))),
-            "transformList" | "transformMap" | "transformMapEntry" => (11, body_sum.add(Range::fixed(12))),
+            // `acc + [f]`, under the filter when there is one.
+            "transformList" => (11, body_sum.add(Range::fixed(12))),
+            // `@mapInsert(acc, k, f)` into a `{}` accumulator.
+            "transformMap" => (31, body_sum.add(Range::fixed(3))),
+            // `@mapInsert(acc, {k: v})`.
+            "transformMapEntry" => (31, body_sum.add(Range::fixed(2))),
             "sortBy" => {
+                // `cel.bind(@__sortBy_input__, target,
+                //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key)))`:
+                // the bind's empty range, the input twice, the keys' map, then the sort.
                 self.sizes.insert(e.id, n);
-                let sort = n.mul(n).factor(2.0).add(ONE).add(Range::fixed(10));
-                return range_cost.add(Range::fixed(11)).add(n.mul(body_sum.add(Range::fixed(12)))).add(sort);
+                let strings = matches!(self.checked.types.get(&args[1].id), Some(Type::String | Type::Bytes));
+                let factor = if strings { 2.1 } else { 2.0 };
+                let sort = n.mul(n).factor(factor).add(ONE).add(Range::fixed(10));
+                let keys = Range::fixed(1 + 11).add(n.mul(body_sum.add(Range::fixed(12))));
+                return range_cost.add(Range::fixed(10 + 1)).add(keys).add(sort);
             }
+            // `t.hasValue() ? optional.of(cel.bind(v, t.value(), f)) : optional.none()`.
+            "optMap" => return range_cost.add(range_cost).add(Range::fixed(13)).add(body_sum),
+            // `t.hasValue() ? cel.bind(v, t.value(), f) : optional.none()`.
+            "optFlatMap" => return range_cost.add(range_cost).add(Range::fixed(12)).add(body_sum),
             _ => return range_cost.add(body_sum),
         };
-        if fixed == 11 {
+        if matches!(name, "transformList" | "transformMap" | "transformMapEntry") {
             self.sizes.insert(e.id, n);
         }
         range_cost.add(Range::fixed(fixed)).add(n.mul(per))
@@ -668,11 +688,10 @@ fn int_literal(e: &IdedExpr) -> Option<i64> {
     }
 }
 
-/// cel-go's `nodeAsUintValue`: an int or uint literal.
+/// cel-go's `nodeAsUintValue`: an int literal, negative ones as 0; anything else is unknown.
 fn uint_literal(e: &IdedExpr) -> Option<u64> {
     match &e.expr {
-        Expr::Literal(LiteralValue::Int(i)) => Some(*i.inner() as u64),
-        Expr::Literal(LiteralValue::UInt(u)) => Some(*u.inner()),
+        Expr::Literal(LiteralValue::Int(i)) => Some((*i.inner()).max(0) as u64),
         _ => None,
     }
 }

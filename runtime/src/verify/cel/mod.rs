@@ -33,7 +33,8 @@ use super::schema::{Level, NodeCx, is_true};
 
 const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
 
-/// Checks the rules `rules` of the node `node` at `path`, adding their costs to `total`.
+/// Checks the rules `rules` of the node `node` at `path`, adding their costs to `total`. Call it
+/// inside [`with_deep_stack`].
 pub(crate) fn check(
     report: &mut Report,
     total: &mut CostTotal,
@@ -45,6 +46,8 @@ pub(crate) fn check(
     let Some(rules) = rules.as_array() else { return };
     let resource_root = n.level == Level::Root || is_true(node, "x-kubernetes-embedded-resource");
     let decl = decl::declare(node, resource_root, "selfType");
+    // The rules' own fields first: the server compiles a node's rules only when the node and
+    // everything below it have no schema error.
     for (i, rule) in rules.iter().enumerate() {
         let base = format!("{path}.x-kubernetes-validations[{i}]");
         let Some(rule) = rule.as_object() else { continue };
@@ -57,8 +60,7 @@ pub(crate) fn check(
         let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
         check_message(report, rule, text, &base);
         check_reason_and_field_path(report, node, rule, &base);
-        let message_expression = rule.get("messageExpression").and_then(Value::as_str);
-        if message_expression.is_some_and(|m| m.trim().is_empty()) {
+        if rule.get("messageExpression").and_then(Value::as_str).is_some_and(|m| m.trim().is_empty()) {
             report.error(
                 "cel.message-expression",
                 format!("{base}.messageExpression"),
@@ -73,8 +75,31 @@ pub(crate) fn check(
                 "Required value: rule is not specified",
                 "write a CEL expression that evaluates to a bool, e.g. self.minReplicas <= self.maxReplicas",
             );
+        }
+    }
+    if report.has_schema_error_under(path) {
+        return;
+    }
+    for (i, rule) in rules.iter().enumerate() {
+        let base = format!("{path}.x-kubernetes-validations[{i}]");
+        let Some(rule) = rule.as_object() else { continue };
+        let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
+        let message_expression = rule.get("messageExpression").and_then(Value::as_str);
+        if text.trim().is_empty() {
             continue;
         }
+        let optional_old_self = rule.get("optionalOldSelf").filter(|v| !v.is_null());
+        // A rule that does not compile uses no `oldSelf` as far as the server is concerned.
+        let report_optional_old_self = |report: &mut Report| {
+            if let Some(value) = optional_old_self {
+                report.error(
+                    "cel.optional-old-self",
+                    format!("{base}.optionalOldSelf"),
+                    format!("Invalid value: {value}: may not be set if oldSelf is not used in rule"),
+                    "remove optionalOldSelf, or use oldSelf in the rule",
+                );
+            }
+        };
         let (parsed, source) = match parse(text) {
             Ok(parsed) => parsed,
             Err(err) => {
@@ -84,6 +109,7 @@ pub(crate) fn check(
                     format!("Invalid value: {text:?}: compilation failed: {err}"),
                     "fix the CEL syntax (https://kubernetes.io/docs/reference/using-api/cel/)",
                 );
+                report_optional_old_self(report);
                 continue;
             }
         };
@@ -105,6 +131,7 @@ pub(crate) fn check(
         let Some((rule_cost, mut unbounded)) =
             compile(report, &parsed, &source, &old_self, decl, Expected::Rule, text, &base)
         else {
+            report_optional_old_self(report);
             continue;
         };
         let cardinality = match n.cardinality {
@@ -127,13 +154,8 @@ pub(crate) fn check(
                 "put the rule on the list itself, or make the list x-kubernetes-list-type: map so items can be paired",
             );
         }
-        if is_true(rule, "optionalOldSelf") && !uses_old_self {
-            report.error(
-                "cel.optional-old-self",
-                format!("{base}.optionalOldSelf"),
-                "Invalid value: true: may not be set if oldSelf is not used in rule",
-                "remove optionalOldSelf, or use oldSelf in the rule",
-            );
+        if !uses_old_self {
+            report_optional_old_self(report);
         }
         if let Some(expr) = message_expression.filter(|m| !m.trim().is_empty()) {
             let at = format!("{base}.messageExpression");
@@ -257,29 +279,70 @@ fn compile(
 /// Parses a CEL expression; parser panics (the cel-rust macro expanders assert on arity)
 /// become errors too.
 fn parse(text: &str) -> Result<(IdedExpr, SourceInfo), String> {
-    let text = text.to_string();
+    let owned = text.to_string();
     let result = std::panic::catch_unwind(move || {
         cel::parser::Parser::new()
             .enable_optional_syntax(true)
             .enable_ident_escape_syntax(true)
-            .parse_with_source_info(&text)
+            // cel-go's parser limit (`maxRecursionDepth`), which kube-apiserver keeps.
+            .max_recursion_depth(250)
+            .parse_with_source_info(&owned)
     });
     match result {
+        // cel-go refuses an expression nested deeper than its limit of 250 (counted on its
+        // parse tree; the expression tree here is calibrated on a chain of `+`).
+        Ok(Ok((expr, _))) if depth(&expr) > 251 => Err("ERROR: <input>:-1:0: max recursion depth exceeded".to_string()),
         Ok(Ok(expr)) => Ok(expr),
-        Ok(Err(errs)) => Err(errs
-            .errors
-            .iter()
-            .map(|e| format!("ERROR: <input>:{}:{}: {}", e.pos.0, e.pos.1, server_syntax_error(&e.msg)))
-            .collect::<Vec<_>>()
-            .join("; ")),
-        Err(_) => Err("ERROR: <input>: invalid macro call".to_string()),
+        Ok(Err(errs)) => {
+            let located = errs
+                .errors
+                .iter()
+                .map(|e| (e.pos.0.max(1) as usize, e.pos.1.max(0) as usize, server_syntax_error(&e.msg)))
+                .collect();
+            Err(budget::format_located(located, text))
+        }
+        Err(_) => Err("ERROR: <input>:1:1: invalid macro call".to_string()),
     }
+}
+
+/// The depth of an expression tree.
+fn depth(e: &IdedExpr) -> usize {
+    use cel::common::ast::{EntryExpr, Expr};
+    let children: Vec<&IdedExpr> = match &e.expr {
+        Expr::Call(c) => c.target.iter().map(|t| t.as_ref()).chain(&c.args).collect(),
+        Expr::Select(s) => vec![&s.operand],
+        Expr::List(l) => l.elements.iter().collect(),
+        Expr::Map(m) => m
+            .entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                EntryExpr::MapEntry(me) => vec![&me.key, &me.value],
+                EntryExpr::StructField(f) => vec![&f.value],
+            })
+            .collect(),
+        Expr::Comprehension(c) => vec![&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result],
+        _ => Vec::new(),
+    };
+    1 + children.into_iter().map(depth).max().unwrap_or(0)
+}
+
+/// Runs `f` on a thread with a stack deep enough for the parser, checker and estimator at
+/// cel-go's recursion limit (each nesting level of the ANTLR parser takes many frames).
+pub(crate) fn with_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(scope, f)
+            .expect("a thread for checking CEL rules")
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// The server's wording where the two ANTLR runtimes word a syntax error differently: a
 /// keyword token after a `.` (`self.true`).
 fn server_syntax_error(message: &str) -> String {
-    for keyword in ["true", "false", "null", "in"] {
+    for keyword in ["true", "false", "null"] {
         if message == format!("Syntax error: no viable alternative at input '.{keyword}'") {
             return format!("Syntax error: mismatched input '{keyword}' expecting IDENTIFIER");
         }

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{check, cost, decl, parse, types::Type};
+use super::{check, cost, decl, parse, types::Type, validate};
 
 /// `(estimated cost, checker errors)` of `rule` on a node with `schema`.
 fn compile(schema: Value, rule: &str) -> (u64, Vec<String>) {
@@ -11,7 +11,14 @@ fn compile(schema: Value, rule: &str) -> (u64, Vec<String>) {
     let this = decl.cel_type();
     let vars = check::Variables { this: this.clone(), old_self: this };
     let checked = check::check(&parsed, &vars);
-    let errors: Vec<String> = checked.errors.iter().map(|(_, m)| m.clone()).collect();
+    let mut errors: Vec<String> = checked.errors.iter().map(|(_, m)| m.clone()).collect();
+    if errors.is_empty() {
+        let mut problems = Vec::new();
+        validate::validate(&parsed, &checked, &mut problems);
+        errors.extend(problems.into_iter().map(|p| match p {
+            validate::Problem::Issue(_, m) | validate::Problem::Instantiation(m) => m,
+        }));
+    }
     (cost::estimate(&parsed, &checked, &decl).0.max, errors)
 }
 

@@ -60,7 +60,7 @@ impl fmt::Display for Type {
             Type::Duration => f.write_str("duration"),
             Type::Timestamp => f.write_str("timestamp"),
             Type::Dyn | Type::Param(_) => f.write_str("dyn"),
-            Type::Error => f.write_str("*error*"),
+            Type::Error => f.write_str("!error!"),
             Type::List(e) => write!(f, "list({e})"),
             Type::Map(k, v) => write!(f, "map({k}, {v})"),
             Type::Optional(t) => write!(f, "optional_type({t})"),

@@ -18,6 +18,58 @@ pub(crate) enum Problem {
 
 /// Runs the validators over `e`.
 pub(crate) fn validate(e: &IdedExpr, checked: &Checked, out: &mut Vec<Problem>) {
+    walk(e, checked, false, out);
+}
+
+/// `in_format`: `e` is the argument list of a `format` call, which the homogeneous-literal
+/// check exempts (Kubernetes lists `format` in `HomogeneousAggregateLiteralExemptFunctions`).
+fn walk(e: &IdedExpr, checked: &Checked, in_format: bool, out: &mut Vec<Problem>) {
+    let ty = |e: &IdedExpr| checked.types.get(&e.id).cloned().unwrap_or(Type::Dyn);
+    match &e.expr {
+        Expr::List(l) if !in_format => {
+            let mut first: Option<Type> = None;
+            for (i, item) in l.elements.iter().enumerate() {
+                let mut t = ty(item);
+                if l.optional_indices.contains(&i)
+                    && let Type::Optional(inner) = t
+                {
+                    t = *inner;
+                }
+                match &first {
+                    None => first = Some(t),
+                    Some(f) if *f != t => {
+                        out.push(Problem::Issue(item.id, format!("expected type '{f}' but found '{t}'")));
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Expr::Map(m) if !in_format => {
+            let mut first: Option<(Type, Type)> = None;
+            for entry in &m.entries {
+                let cel::common::ast::EntryExpr::MapEntry(me) = &entry.expr else { continue };
+                let (k, mut v) = (ty(&me.key), ty(&me.value));
+                if me.optional
+                    && let Type::Optional(inner) = v
+                {
+                    v = *inner;
+                }
+                match &first {
+                    None => first = Some((k, v)),
+                    Some((fk, fv)) => {
+                        if *fk != k {
+                            out.push(Problem::Issue(me.key.id, format!("expected type '{fk}' but found '{k}'")));
+                        }
+                        if *fv != v {
+                            out.push(Problem::Issue(me.value.id, format!("expected type '{fv}' but found '{v}'")));
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
     match &e.expr {
         Expr::Call(call) => {
             let string_arg = |i: usize| match call.args.get(i).map(|a| &a.expr) {
@@ -25,9 +77,8 @@ pub(crate) fn validate(e: &IdedExpr, checked: &Checked, out: &mut Vec<Problem>) 
                 _ => None,
             };
             match (call.func_name.as_str(), call.target.is_some(), call.args.len()) {
-                ("matches", true, 1) | ("matches", false, 2) => {
-                    let index = usize::from(call.target.is_none());
-                    if let Some((id, re)) = string_arg(index)
+                ("matches", true, 1) => {
+                    if let Some((id, re)) = string_arg(0)
                         && regex_syntax::Parser::new().parse(&re).is_err()
                     {
                         out.push(Problem::Issue(id, "invalid matches argument".into()));
@@ -47,7 +98,8 @@ pub(crate) fn validate(e: &IdedExpr, checked: &Checked, out: &mut Vec<Problem>) 
                         out.push(Problem::Issue(id, "invalid timestamp argument".into()));
                     }
                 }
-                ("find" | "findAll", true, _) => {
+                ("find" | "findAll", true, _) | ("matches", false, 2) => {
+                    let string_arg = |i: usize| string_arg(i + usize::from(call.target.is_none()));
                     if let Some((_, re)) = string_arg(0)
                         && let Err(err) = regex_syntax::Parser::new().parse(&re)
                     {
@@ -57,26 +109,27 @@ pub(crate) fn validate(e: &IdedExpr, checked: &Checked, out: &mut Vec<Problem>) 
                         )));
                     }
                 }
-                ("format", true, 1) => format(call, checked, out),
+                ("format", true, 1) => format(e.id, call, checked, out),
                 _ => {}
             }
             if let Some(t) = &call.target {
-                validate(t, checked, out);
+                walk(t, checked, false, out);
             }
-            call.args.iter().for_each(|a| validate(a, checked, out));
+            let format_call = call.func_name == "format" && call.target.is_some();
+            call.args.iter().for_each(|a| walk(a, checked, format_call, out));
         }
-        Expr::Select(s) => validate(&s.operand, checked, out),
+        Expr::Select(s) => walk(&s.operand, checked, false, out),
         Expr::Comprehension(c) => {
             for sub in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
-                validate(sub, checked, out);
+                walk(sub, checked, false, out);
             }
         }
-        Expr::List(l) => l.elements.iter().for_each(|x| validate(x, checked, out)),
+        Expr::List(l) => l.elements.iter().for_each(|x| walk(x, checked, false, out)),
         Expr::Map(m) => {
             for entry in &m.entries {
                 if let cel::common::ast::EntryExpr::MapEntry(me) = &entry.expr {
-                    validate(&me.key, checked, out);
-                    validate(&me.value, checked, out);
+                    walk(&me.key, checked, false, out);
+                    walk(&me.value, checked, false, out);
                 }
             }
         }
@@ -86,12 +139,13 @@ pub(crate) fn validate(e: &IdedExpr, checked: &Checked, out: &mut Vec<Problem>) 
 
 /// cel-go's `string.format` checker: with a literal format and a literal list of arguments,
 /// every clause must suit its argument's type.
-fn format(call: &cel::common::ast::CallExpr, checked: &Checked, out: &mut Vec<Problem>) {
+fn format(call_id: u64, call: &cel::common::ast::CallExpr, checked: &Checked, out: &mut Vec<Problem>) {
     let (Some(target), Some(arg)) = (&call.target, call.args.first()) else { return };
     let (Expr::Literal(LiteralValue::String(fmt)), Expr::List(list)) = (&target.expr, &arg.expr) else { return };
     let ty = |e: &IdedExpr| checked.types.get(&e.id).cloned().unwrap_or(Type::Dyn);
     let mut index = 0;
     let mut chars = fmt.inner().chars().peekable();
+    let mut parse_error = |message: String| out.push(Problem::Issue(call_id, message));
     while let Some(c) = chars.next() {
         if c != '%' {
             continue;
@@ -100,14 +154,31 @@ fn format(call: &cel::common::ast::CallExpr, checked: &Checked, out: &mut Vec<Pr
             chars.next();
             continue;
         }
+        if chars.peek().is_none() {
+            return parse_error("unexpected end of string".into());
+        }
+        if index >= list.elements.len() {
+            return parse_error(format!("index {index} out of range"));
+        }
         if chars.peek() == Some(&'.') {
             chars.next();
             while chars.peek().is_some_and(char::is_ascii_digit) {
                 chars.next();
             }
+            if chars.peek().is_none() {
+                return parse_error(
+                    "could not parse formatting clause: error while parsing precision: could not find end of precision specifier"
+                        .into(),
+                );
+            }
         }
         let Some(verb) = chars.next() else { return };
-        let Some(item) = list.elements.get(index) else { return };
+        if !"sdfebxXo".contains(verb) {
+            return parse_error(format!(
+                "could not parse formatting clause: unrecognized formatting clause \"{verb}\""
+            ));
+        }
+        let item = &list.elements[index];
         index += 1;
         let t = ty(item);
         if t.is_dyn() {
@@ -146,7 +217,7 @@ fn format(call: &cel::common::ast::CallExpr, checked: &Checked, out: &mut Vec<Pr
     }
     if list.elements.len() > index {
         out.push(Problem::Issue(
-            arg.id,
+            call_id,
             format!("too many arguments supplied to string.format (expected {index}, got {})", list.elements.len()),
         ));
     }
@@ -198,6 +269,8 @@ fn type_name(t: &Type) -> String {
         Type::Map(..) => "map".into(),
         Type::Optional(_) => "optional_type".into(),
         Type::Meta(_) => "type".into(),
+        Type::Duration => "google.protobuf.Duration".into(),
+        Type::Timestamp => "google.protobuf.Timestamp".into(),
         other => other.to_string(),
     }
 }
@@ -242,6 +315,19 @@ fn rfc3339(text: &str) -> bool {
     if !digits(17..19) {
         return false;
     }
+    let number = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(u32::MAX);
+    let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    if year == 0 || day == 0 || day > days || number(11..13) > 23 || number(14..16) > 59 || number(17..19) > 59 {
+        return false;
+    }
     let mut i = 19;
     if b[i] == b'.' {
         i += 1;
@@ -272,6 +358,9 @@ fn go_regex_error(re: &str, err: &regex_syntax::Error) -> String {
         Some((ErrorKind::ClassUnclosed, span)) => format!("missing closing ]: `{}`", from(span.start.offset)),
         Some((ErrorKind::GroupUnclosed, _)) => format!("missing closing ): `{re}`"),
         Some((ErrorKind::GroupUnopened, _)) => format!("unexpected ): `{re}`"),
+        Some((ErrorKind::RepetitionCountInvalid, span)) => {
+            format!("invalid repeat count: `{}`", &re[span.start.offset..span.end.offset])
+        }
         Some((ErrorKind::RepetitionMissing, span)) => {
             format!("missing argument to repetition operator: `{}`", &re[span.start.offset..span.end.offset])
         }
@@ -297,5 +386,8 @@ mod tests {
         assert!(super::rfc3339("2000-01-01T00:00:00.5+01:00"));
         assert!(!super::rfc3339("2000-01-01"));
         assert!(!super::rfc3339("yesterday"));
+        assert!(!super::rfc3339("2024-13-01T00:00:00Z"));
+        assert!(!super::rfc3339("2023-02-29T00:00:00Z"));
+        assert!(super::rfc3339("2024-02-29T23:59:59Z"));
     }
 }

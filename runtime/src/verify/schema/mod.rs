@@ -68,9 +68,11 @@ pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserv
         cardinality: Some(1),
         unbounded_above: Vec::new(),
     };
-    walk(&mut cx, root, path, &n);
-    let total = std::mem::take(&mut cx.cel_cost);
-    total.finish(cx.report, path);
+    super::cel::with_deep_stack(|| {
+        walk(&mut cx, root, path, &n);
+        let total = std::mem::take(&mut cx.cel_cost);
+        total.finish(cx.report, path);
+    });
 }
 
 const META_FIELDS: [&str; 3] = ["metadata", "apiVersion", "kind"];
@@ -99,17 +101,21 @@ fn walk(cx: &mut SchemaCx, node: &Value, path: &str, n: &NodeCx) {
         {
             super::defaults::check(cx.report, obj, default, path);
         }
-        if let Some(rules) = obj.get("x-kubernetes-validations") {
-            let is_root_metadata = n.root_meta && n.level == Level::Property && path.ends_with(".properties[metadata]");
-            if !is_root_metadata {
-                super::cel::check(cx.report, &mut cx.cel_cost, obj, rules, path, n);
-            }
-        }
         if !n.resource_meta {
             lints::check(cx, obj, path);
         }
     }
     recurse(cx, obj, path, n);
+    // A node's rules after its children, as the server checks them: a schema error anywhere
+    // below keeps them from being compiled.
+    if n.junctor.is_none()
+        && let Some(rules) = obj.get("x-kubernetes-validations")
+    {
+        let is_root_metadata = n.root_meta && n.level == Level::Property && path.ends_with(".properties[metadata]");
+        if !is_root_metadata {
+            super::cel::check(cx.report, &mut cx.cel_cost, obj, rules, path, n);
+        }
+    }
     // The API server checks completeness only for the junctors of the schema root (and what
     // they contain): validateStructuralCompleteness never descends into properties.
     if n.junctor.is_none() && n.level == Level::Root {
