@@ -179,6 +179,18 @@ fn normalise(field: &str) -> String {
     f.replace(".JSONPath", ".jsonPath")
 }
 
+/// A cause without the random number the server puts in the names of a rule's object types
+/// (`selfType253397161.spec` becomes `selfType.spec`).
+fn without_type_numbers(cause: &str) -> String {
+    let mut parts = cause.split("selfType");
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for part in parts {
+        out.push_str("selfType");
+        out.push_str(part.trim_start_matches(|c: char| c.is_ascii_digit()));
+    }
+    out
+}
+
 fn shorten(s: &str, max: usize) -> String {
     let s = s.replace('\n', " ");
     if s.chars().count() <= max { s } else { format!("{}…", s.chars().take(max).collect::<String>()) }
@@ -218,7 +230,7 @@ fn server_accepts_exactly_what_verify_accepts() {
                     (outcome, via)
                 });
                 let mut recorded_causes: Vec<String> =
-                    text.lines().filter_map(|l| l.strip_prefix("# cause: ")).map(String::from).collect();
+                    text.lines().filter_map(|l| l.strip_prefix("# cause: ")).map(without_type_numbers).collect();
                 recorded_causes.sort();
                 cases.push(Case { name, via, outcome, verify_errors, verify_warnings, recorded_causes });
             }
@@ -306,7 +318,7 @@ fn server_accepts_exactly_what_verify_accepts() {
     for c in cases.iter().filter(|c| c.name.starts_with("cel-")) {
         let mut live = match &c.outcome {
             Outcome::Accepted => Vec::new(),
-            Outcome::Rejected { causes, .. } => causes.clone(),
+            Outcome::Rejected { causes, .. } => causes.iter().map(|c| without_type_numbers(c)).collect(),
         };
         live.sort();
         if live != c.recorded_causes {
