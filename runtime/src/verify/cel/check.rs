@@ -81,41 +81,7 @@ impl Checker<'_> {
                 if s.test { Type::Bool } else { field }
             }
             Expr::Call(call) => self.call(e, call),
-            Expr::Comprehension(comp) => {
-                let range = self.check(&comp.iter_range);
-                let (var, var2) = self.range_vars(comp.iter_range.id, &range);
-                let init = self.check(&comp.accu_init);
-                let empty_list_init = matches!(&comp.accu_init.expr, Expr::List(l) if l.elements.is_empty());
-                match &comp.iter_var2 {
-                    Some(second) => {
-                        self.scopes.push((comp.iter_var.clone(), var2.0));
-                        self.scopes.push((second.clone(), var2.1));
-                    }
-                    None => self.scopes.push((comp.iter_var.clone(), var)),
-                }
-                // `[]` accumulates `acc + [x]`: its element type is that of `x` (cel-go gives the
-                // literal a type parameter the step binds).
-                let mut init = init;
-                if empty_list_init && let Some(x) = appended(&comp.loop_step, &comp.accu_var) {
-                    self.scopes.push((comp.accu_var.clone(), init.clone()));
-                    let t = self.check(x);
-                    self.scopes.pop();
-                    init = Type::List(Box::new(t));
-                }
-                self.scopes.push((comp.accu_var.clone(), init.clone()));
-                self.check(&comp.loop_cond);
-                let step = self.check(&comp.loop_step);
-                self.scopes.pop();
-                self.scopes.pop();
-                if comp.iter_var2.is_some() {
-                    self.scopes.pop();
-                }
-                let _ = step;
-                self.scopes.push((comp.accu_var.clone(), init));
-                let result = self.check(&comp.result);
-                self.scopes.pop();
-                result
-            }
+            Expr::Comprehension(comp) => self.comprehension(comp),
             Expr::List(list) => {
                 let mut elem: Option<Type> = None;
                 for (i, item) in list.elements.iter().enumerate() {
@@ -155,6 +121,43 @@ impl Checker<'_> {
         };
         self.out.types.insert(e.id, t.clone());
         t
+    }
+
+    /// A comprehension the parser expanded (`all`, `exists`, `exists_one`, `map`, `filter`).
+    fn comprehension(&mut self, comp: &cel::common::ast::ComprehensionExpr) -> Type {
+        let range = self.check(&comp.iter_range);
+        let (var, (first, second)) = self.range_vars(comp.iter_range.id, &range);
+        let mut accu = self.check(&comp.accu_init);
+        let bound = match &comp.iter_var2 {
+            Some(name2) => {
+                self.scopes.push((comp.iter_var.clone(), first));
+                self.scopes.push((name2.clone(), second));
+                2
+            }
+            None => {
+                self.scopes.push((comp.iter_var.clone(), var));
+                1
+            }
+        };
+        // `[]` accumulates `acc + [x]`: its element type is that of `x` (cel-go gives the
+        // literal a type parameter the step binds).
+        let empty_list = matches!(&comp.accu_init.expr, Expr::List(l) if l.elements.is_empty());
+        if empty_list && let Some(x) = appended(&comp.loop_step, &comp.accu_var) {
+            self.scopes.push((comp.accu_var.clone(), accu.clone()));
+            accu = Type::List(Box::new(self.check(x)));
+            self.scopes.pop();
+        }
+        self.scopes.push((comp.accu_var.clone(), accu));
+        self.check(&comp.loop_cond);
+        self.check(&comp.loop_step);
+        let accu = self.scopes.pop().map(|(_, t)| t).unwrap_or(Type::Dyn);
+        for _ in 0..bound {
+            self.scopes.pop();
+        }
+        self.scopes.push((comp.accu_var.clone(), accu));
+        let result = self.check(&comp.result);
+        self.scopes.pop();
+        result
     }
 
     fn error(&mut self, id: u64, message: String) {

@@ -414,7 +414,6 @@ impl Coster<'_> {
         if let Some((cost, size)) = self.kubernetes_cost(function, id, target, args) {
             return (cost.add(arg_sum), size);
         }
-        let first = args.first();
         match id {
             "string_format" if target.is_some() => {
                 let t = self.size(target.unwrap());
@@ -477,7 +476,6 @@ impl Coster<'_> {
             let range = Range { min: u64::from(smallest > 0), max: smallest };
             return (range.factor(TRAVERSAL).add(arg_sum), None);
         }
-        let _ = first;
         (ONE.add(arg_sum), None)
     }
 
