@@ -198,6 +198,16 @@ fn pattern() {
 }
 
 #[test]
+fn list_map_duplicate() {
+    expect("list-map-duplicate", &[(Error, "sample.duplicate", "spec.env[2]", "Duplicate value: {\"name\":\"A\"}")]);
+}
+
+#[test]
+fn list_set_duplicate() {
+    expect("list-set-duplicate", &[(Error, "sample.duplicate", "spec.aliases[2]", "Duplicate value: \"web\"")]);
+}
+
+#[test]
 fn enum_value() {
     expect(
         "enum",

@@ -52,6 +52,7 @@ mod cel;
 mod cel_value;
 mod defaults;
 mod formats;
+mod listtype;
 mod messages;
 mod name;
 mod openapi;
@@ -92,6 +93,7 @@ pub fn validate_object(crd: &Value, object: &Value) -> Vec<Finding> {
     prune::prune(&mut object, root, &mut report);
     defaults::apply(&mut object, root);
     let blocking = schema::validate(&object, root, &mut report);
+    listtype::check(&object, root, &mut report);
     if blocking && cel::has_rules(root) {
         report.warning(
             "sample.cel-unevaluated",

@@ -13,6 +13,8 @@ pub(crate) struct Path(Vec<Step>);
 enum Step {
     Field(String),
     Index(usize),
+    /// A key of an `additionalProperties` map, which list-type errors print as `[key]`.
+    Key(String),
 }
 
 impl Path {
@@ -27,6 +29,13 @@ impl Path {
     pub(crate) fn index(&self, i: usize) -> Path {
         let mut steps = self.0.clone();
         steps.push(Step::Index(i));
+        Path(steps)
+    }
+
+    /// This path, one map key further, printed `[key]`.
+    pub(crate) fn key(&self, key: &str) -> Path {
+        let mut steps = self.0.clone();
+        steps.push(Step::Key(key.to_string()));
         Path(steps)
     }
 
@@ -62,6 +71,7 @@ impl fmt::Display for Path {
                 Step::Field(name) if i == 0 => f.write_str(name)?,
                 Step::Field(name) => write!(f, ".{name}")?,
                 Step::Index(n) => write!(f, "[{n}]")?,
+                Step::Key(k) => write!(f, "[{k}]")?,
             }
         }
         Ok(())
