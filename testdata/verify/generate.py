@@ -403,4 +403,11 @@ def many(count):
     return f
 later("cel.cost-total", [(E, "cel.cost-total", SP + f".x-kubernetes-validations[{i}].rule") for i in (20, 19, 18, 17)] + [(E, "cel.cost-total", S)],
       many(21), many(20), "20 rules stay under the schema's budget")
+def dropped(extra):
+    def f(d):
+        tags = {"type": "array", "items": {"type": "string"}}
+        if extra: tags["items"]["rules"] = "unique"
+        sprops(d)["tags"] = tags
+    return f
+later("lint.dropped-field", [(W, "lint.dropped-field", SP + ".properties[tags].items.rules")], dropped(True), dropped(False), "the stray key is removed")
 print(n, "pairs")

@@ -632,6 +632,12 @@ pub const RULES: &[RuleInfo] = &[
         checks: "no type next to x-kubernetes-int-or-string",
     },
     RuleInfo {
+        id: "lint.dropped-field",
+        severity: Severity::Warning,
+        implements: "R30",
+        checks: "no unknown keys below items or additionalProperties, which the server drops silently",
+    },
+    RuleInfo {
         id: "lint.cel-cost",
         severity: Severity::Warning,
         implements: "R73, R74",

@@ -46,6 +46,23 @@ pub(crate) fn check(e: &IdedExpr, vars: &Variables) -> Checked {
     c.out
 }
 
+/// Protobuf's well-known types other than `Duration` and `Timestamp`.
+const WELL_KNOWN: &[&str] = &[
+    "Any",
+    "Value",
+    "Struct",
+    "ListValue",
+    "BoolValue",
+    "BytesValue",
+    "DoubleValue",
+    "FloatValue",
+    "Int32Value",
+    "Int64Value",
+    "StringValue",
+    "UInt32Value",
+    "UInt64Value",
+];
+
 /// The comprehension macros the parser leaves as calls: the two-variable forms (Kubernetes
 /// 1.32+) and the lists extension's `sortBy`.
 fn two_variable_macro(name: &str, args: usize) -> bool {
@@ -81,7 +98,7 @@ impl Checker<'_> {
                 if s.test { Type::Bool } else { field }
             }
             Expr::Call(call) => self.call(e, call),
-            Expr::Comprehension(comp) => self.comprehension(comp),
+            Expr::Comprehension(comp) => self.comprehension(e.id, comp),
             Expr::List(list) => {
                 let mut elem: Option<Type> = None;
                 for (i, item) in list.elements.iter().enumerate() {
@@ -94,7 +111,7 @@ impl Checker<'_> {
                     }
                     elem = Some(join(elem, t));
                 }
-                Type::List(Box::new(elem.unwrap_or(Type::Dyn)))
+                Type::List(Box::new(elem.unwrap_or(Type::Free)))
             }
             Expr::Map(map) => {
                 let (mut key, mut value): (Option<Type>, Option<Type>) = (None, None);
@@ -111,7 +128,7 @@ impl Checker<'_> {
                         value = Some(join(value, v));
                     }
                 }
-                Type::Map(Box::new(key.unwrap_or(Type::Dyn)), Box::new(value.unwrap_or(Type::Dyn)))
+                Type::Map(Box::new(key.unwrap_or(Type::Free)), Box::new(value.unwrap_or(Type::Free)))
             }
             Expr::Struct(s) => {
                 self.error(e.id, format!("undeclared reference to '{}' (in container '')", s.type_name));
@@ -124,8 +141,11 @@ impl Checker<'_> {
     }
 
     /// A comprehension the parser expanded (`all`, `exists`, `exists_one`, `map`, `filter`).
-    fn comprehension(&mut self, comp: &cel::common::ast::ComprehensionExpr) -> Type {
+    fn comprehension(&mut self, id: u64, comp: &cel::common::ast::ComprehensionExpr) -> Type {
         let range = self.check(&comp.iter_range);
+        if comp.iter_var == "__result__" {
+            self.error(id, "iteration variable overwrites accumulator variable".into());
+        }
         let (var, (first, second)) = self.range_vars(comp.iter_range.id, &range);
         let mut accu = self.check(&comp.accu_init);
         let bound = match &comp.iter_var2 {
@@ -175,13 +195,16 @@ impl Checker<'_> {
         }
     }
 
-    fn ident(&mut self, id: u64, name: &str) -> Type {
+    fn ident(&mut self, id: u64, written: &str) -> Type {
+        // `.self`: a name from the root scope.
+        let name = written.strip_prefix('.').unwrap_or(written);
         if let Some(t) = self.lookup(name) {
             return t;
         }
         if let Some(t) = type_ident(name) {
             return Type::Meta(Box::new(t));
         }
+        let name = written;
         self.error(id, format!("undeclared reference to '{name}' (in container '')"));
         Type::Error
     }
@@ -298,6 +321,17 @@ impl Checker<'_> {
         {
             args[0] = *inner;
             let t = self.resolve(e.id, name, false, args);
+            // The index of an optional has no schema path: cel-go resolves it to the optional
+            // overloads, which the size estimate does not follow.
+            if let Some(ids) = self.out.overloads.get_mut(&e.id) {
+                for id in ids.iter_mut() {
+                    *id = match *id {
+                        "index_list" => "optional_list_index",
+                        "index_map" => "optional_map_index",
+                        other => other,
+                    };
+                }
+            }
             return match t {
                 Type::Error | Type::Optional(_) => t,
                 t => Type::Optional(Box::new(t)),
@@ -336,7 +370,14 @@ impl Checker<'_> {
         }
         parts.reverse();
         let name = parts.join(".");
-        type_ident(&name).map(|t| (name, t))
+        match type_ident(&name) {
+            Some(t) => Some((name, t)),
+            // Other well-known protobuf types check, but the program cannot be built with them.
+            None if name.strip_prefix("google.protobuf.").is_some_and(|t| WELL_KNOWN.contains(&t)) => {
+                Some((name, Type::Dyn))
+            }
+            None => None,
+        }
     }
 
     /// Picks the overloads of `name` that accept `args` (the receiver first for member calls).
@@ -412,6 +453,10 @@ impl Checker<'_> {
             }
             return range;
         }
+        if var(&args[0]) == var(&args[1]) {
+            self.error(args[1].id, format!("duplicate variable name: {}", var(&args[1])));
+            return Type::Error;
+        }
         self.scopes.push((var(&args[0]), first.clone()));
         self.scopes.push((var(&args[1]), second));
         let mut last = Type::Dyn;
@@ -435,7 +480,14 @@ impl Checker<'_> {
             "transformMap" => Type::Map(Box::new(first), Box::new(last)),
             "transformMapEntry" => match last {
                 m @ Type::Map(..) => m,
-                _ => Type::Map(Box::new(Type::Dyn), Box::new(Type::Dyn)),
+                t if t.is_dyn() => Type::Map(Box::new(Type::Dyn), Box::new(Type::Dyn)),
+                t => {
+                    self.error(
+                        id,
+                        format!("found no matching overload for 'cel.@mapInsert' applied to '(map(dyn, dyn), {t})'"),
+                    );
+                    return Type::Error;
+                }
             },
             _ => Type::Bool,
         };
@@ -499,6 +551,13 @@ fn join(so_far: Option<Type>, t: Type) -> Type {
     match so_far {
         None => t,
         Some(prev) if prev == t => prev,
+        Some(prev) if prev.equivalent(&t) => {
+            if prev.has_free() {
+                t
+            } else {
+                prev
+            }
+        }
         Some(_) => Type::Dyn,
     }
 }

@@ -124,7 +124,9 @@ impl Coster<'_> {
         for step in &path[1..] {
             node = match step.as_str() {
                 "@items" | "@values" => node.element()?,
-                "@keys" => return Some(Range::fixed(0)),
+                // Map keys are the shared `string` declaration, whose size is 0.
+                "@keys" if matches!(node.kind, super::decl::DeclKind::Map(_)) => return Some(Range::fixed(0)),
+                "@keys" => return None,
                 other => node.field(other)?,
             };
         }
@@ -377,7 +379,8 @@ impl Coster<'_> {
                 // `cel.bind(@__sortBy_input__, target,
                 //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key)))`:
                 // the bind's empty range, the input twice, the keys' map, then the sort.
-                self.sizes.insert(e.id, n);
+                // cel-go's sort estimators give the sorted list the size n² (not n).
+                self.sizes.insert(e.id, n.mul(n));
                 let strings = matches!(self.checked.types.get(&args[1].id), Some(Type::String | Type::Bytes));
                 let factor = if strings { 2.1 } else { 2.0 };
                 let sort = n.mul(n).factor(factor).add(ONE).add(Range::fixed(10));

@@ -184,7 +184,7 @@ fn object(schema: &Map<String, Value>, name: &str, location: &str) -> Decl {
             // An unescapable name hides the property, but a required one still counts.
             if let Some(decl) = declare(prop, embedded(prop), "")
                 && required.contains(&prop_name.as_str())
-                && !prop.contains_key("default")
+                && no_default(prop)
             {
                 min_size += prop_name.len() as u64 + decl.min_size + 4;
             }
@@ -192,7 +192,7 @@ fn object(schema: &Map<String, Value>, name: &str, location: &str) -> Decl {
         };
         let at = format!("{location}.properties[{prop_name}]");
         let Some(decl) = declare_at(prop, embedded(prop), &format!("{name}.{escaped}"), &at) else { continue };
-        if required.contains(&prop_name.as_str()) && !prop.contains_key("default") {
+        if required.contains(&prop_name.as_str()) && no_default(prop) {
             min_size += prop_name.len() as u64 + decl.min_size + 4;
         }
         fields.insert(escaped, decl);
@@ -202,7 +202,8 @@ fn object(schema: &Map<String, Value>, name: &str, location: &str) -> Decl {
 
 /// The root of a resource sees `apiVersion`, `kind`, `metadata.name` and
 /// `metadata.generateName` as strings even when the schema does not declare them; a declared
-/// `metadata` is replaced. Kubernetes 1.37 bounds the two names (253 and 252 characters).
+/// `metadata` is replaced. Kubernetes 1.37 bounds the two names (253 and 252 characters, or
+/// the schema's smaller `maxLength`).
 /// `None` when the schema already declares all four as strings.
 fn with_type_and_object_meta(schema: &Map<String, Value>) -> Option<Map<String, Value>> {
     let props = schema.get("properties").and_then(Value::as_object);
@@ -218,6 +219,17 @@ fn with_type_and_object_meta(schema: &Map<String, Value>) -> Option<Map<String, 
             return None;
         }
     }
+    // A declared smaller bound on the name is kept.
+    let declared = |field: &str| {
+        props
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("properties"))
+            .and_then(|p| p.get(field))
+            .and_then(|f| f.get("maxLength"))
+            .and_then(Value::as_i64)
+    };
+    let name_max = declared("name").map_or(253, |m| m.clamp(0, 253));
+    let generate_name_max = declared("generateName").map_or(252, |m| m.clamp(0, 252));
     let mut out = schema.clone();
     let mut props = props.cloned().unwrap_or_default();
     props.insert("kind".into(), serde_json::json!({"type": "string"}));
@@ -227,13 +239,18 @@ fn with_type_and_object_meta(schema: &Map<String, Value>) -> Option<Map<String, 
         serde_json::json!({
             "type": "object",
             "properties": {
-                "name": {"type": "string", "maxLength": 253},
-                "generateName": {"type": "string", "maxLength": 252},
+                "name": {"type": "string", "maxLength": name_max},
+                "generateName": {"type": "string", "maxLength": generate_name_max},
             },
         }),
     );
     out.insert("properties".into(), Value::Object(props));
     Some(out)
+}
+
+/// `default: null` counts as no default.
+fn no_default(prop: &Map<String, Value>) -> bool {
+    prop.get("default").is_none_or(Value::is_null)
 }
 
 fn flag(schema: &Map<String, Value>, key: &str) -> bool {

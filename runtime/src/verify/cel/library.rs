@@ -145,7 +145,7 @@ const DECLS: &[(&str, &str, &str)] = &[
     // Optional types.
     ("optional_of", "optional.of", "(A) -> optional(A)"),
     ("optional_ofNonZeroValue", "optional.ofNonZeroValue", "(A) -> optional(A)"),
-    ("optional_none", "optional.none", "() -> optional(dyn)"),
+    ("optional_none", "optional.none", "() -> optional(free)"),
     ("optional_unwrap_list", "optional.unwrap", "(list(optional(A))) -> list(A)"),
     ("optional_value", "value", "optional(A).() -> A"),
     ("optional_hasValue", "hasValue", "optional(A).() -> bool"),
@@ -296,6 +296,7 @@ const DECLS: &[(&str, &str, &str)] = &[
     ("list_first", "first", "list(A).() -> optional(A)"),
     ("list_last", "last", "list(A).() -> optional(A)"),
     ("list_sortByAssociatedKeys", "@sortByAssociatedKeys", "list(A).(list(B)) -> list(A)"),
+    ("optional_list_unwrap", "unwrapOpt", "list(optional(A)).() -> list(A)"),
 ];
 
 /// Overloads by function name.
@@ -319,6 +320,12 @@ pub(crate) fn type_ident(name: &str) -> Option<Type> {
         "list" => Type::List(Box::new(Type::Dyn)),
         "map" => Type::Map(Box::new(Type::Dyn), Box::new(Type::Dyn)),
         "type" => Type::Meta(Box::new(Type::Dyn)),
+        "optional_type" => Type::Optional(Box::new(Type::Dyn)),
+        "net.IP" => Type::Opaque("net.IP"),
+        "net.CIDR" => Type::Opaque("net.CIDR"),
+        "kubernetes.URL" => Type::Opaque("kubernetes.URL"),
+        "kubernetes.Quantity" => Type::Opaque("kubernetes.Quantity"),
+        "kubernetes.Semver" => Type::Opaque("kubernetes.Semver"),
         "google.protobuf.Duration" => Type::Duration,
         "google.protobuf.Timestamp" => Type::Timestamp,
         _ => return None,
@@ -388,6 +395,7 @@ fn parse_type(s: &'static str) -> Type {
     }
     match s {
         "dyn" => Type::Dyn,
+        "free" => Type::Free,
         "duration" => Type::Duration,
         "timestamp" => Type::Timestamp,
         "URL" => Type::Opaque("kubernetes.URL"),

@@ -14,6 +14,7 @@ mod check;
 mod cost;
 mod decl;
 mod escape;
+mod go_regex;
 mod library;
 mod types;
 mod validate;
@@ -128,22 +129,26 @@ pub(crate) fn check(
         } else {
             check::Variables { this: this.clone(), old_self: this.clone() }
         };
-        let Some((rule_cost, mut unbounded)) =
-            compile(report, &parsed, &source, &old_self, decl, Expected::Rule, text, &base)
-        else {
-            report_optional_old_self(report);
-            continue;
-        };
-        let cardinality = match n.cardinality {
-            Some(c) => c,
-            None => {
-                unbounded.extend(n.unbounded_above.iter().cloned());
-                decl::MAX_REQUEST_SIZE / (decl.min_size + 1)
+        let compiled = compile(report, &parsed, &source, &old_self, decl, Expected::Rule, text, &base);
+        match compiled {
+            Compiled::Failed => {
+                report_optional_old_self(report);
+                continue;
             }
-        };
-        let cost = rule_cost.saturating_mul(cardinality);
-        budget::check_rule(report, &format!("{base}.rule"), cost, "rule", &unbounded);
-        total.observe(format!("{base}.rule"), cost, unbounded);
+            Compiled::NotBuilt => {}
+            Compiled::Ok { cost: rule_cost, mut unbounded } => {
+                let cardinality = match n.cardinality {
+                    Some(c) => c,
+                    None => {
+                        unbounded.extend(n.unbounded_above.iter().cloned());
+                        decl::MAX_REQUEST_SIZE / (decl.min_size + 1)
+                    }
+                };
+                let cost = rule_cost.saturating_mul(cardinality);
+                budget::check_rule(report, &format!("{base}.rule"), cost, "rule", &unbounded);
+                total.observe(format!("{base}.rule"), cost, unbounded);
+            }
+        }
 
         let uses_old_self = parsed.references().has_variable("oldSelf");
         if let (true, Some(list)) = (uses_old_self, &n.uncorrelatable) {
@@ -168,7 +173,7 @@ pub(crate) fn check(
                 ),
                 Ok((parsed, source)) => {
                     let expected = Expected::MessageExpression;
-                    if let Some((cost, unbounded)) =
+                    if let Compiled::Ok { cost, unbounded } =
                         compile(report, &parsed, &source, &old_self, decl, expected, expr, &base)
                     {
                         // Never multiplied by cardinality: the server does not.
@@ -183,6 +188,16 @@ pub(crate) fn check(
 
 const MESSAGE_EXPRESSION_FIX: &str =
     "write a CEL expression that evaluates to a string, e.g. 'got ' + string(self.replicas)";
+
+/// How far an expression got on its way to a program.
+enum Compiled {
+    /// Type-checked and built: its estimated cost and the unbounded nodes the estimate assumed.
+    Ok { cost: u64, unbounded: Vec<Unbounded> },
+    /// Type-checked, but the program cannot be built (an invalid literal regex for `find`).
+    NotBuilt,
+    /// Did not type-check.
+    Failed,
+}
 
 /// What an expression must evaluate to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -203,7 +218,7 @@ fn compile(
     expected: Expected,
     text: &str,
     base: &str,
-) -> Option<(u64, Vec<Unbounded>)> {
+) -> Compiled {
     let mut checked = check::check(parsed, vars);
     let mut instantiation = Vec::new();
     if checked.errors.is_empty() {
@@ -234,7 +249,7 @@ fn compile(
         };
         let issues = budget::format_issues(&checked.errors, source, text);
         report.error(rule, at, format!("Invalid value: {text:?}: {prefix}: {issues}"), fix);
-        return None;
+        return Compiled::Failed;
     }
     let result = checked.types.get(&parsed.id).cloned().unwrap_or(types::Type::Dyn);
     match expected {
@@ -245,7 +260,7 @@ fn compile(
                 format!("Invalid value: {text:?}: cel expression must evaluate to a bool (it is {result})"),
                 "compare the value, e.g. self.replicas <= 10",
             );
-            return None;
+            return Compiled::Failed;
         }
         Expected::MessageExpression if result != types::Type::String => {
             report.error(
@@ -254,7 +269,7 @@ fn compile(
                 format!("Invalid value: {text:?}: messageExpression must evaluate to a string"),
                 MESSAGE_EXPRESSION_FIX,
             );
-            return None;
+            return Compiled::Failed;
         }
         _ => {}
     }
@@ -264,21 +279,26 @@ fn compile(
             rule_id.unwrap_or("cel.type"),
             at,
             format!("Invalid value: {text:?}: {what} instantiation failed: {message}"),
-            "fix the regular expression (RE2 syntax)",
+            "fix the regular expression (Go's RE2 syntax), or use a type the CRD environment has",
         );
-        return None;
+        return Compiled::NotBuilt;
     }
     let (cost, unbounded) = cost::estimate(parsed, &checked, decl);
     let path = base.split(".x-kubernetes-validations[").next().unwrap_or(base);
-    Some((
-        cost.max,
-        unbounded.into_iter().map(|(at, keyword)| Unbounded { path: format!("{path}{at}"), keyword }).collect(),
-    ))
+    let unbounded =
+        unbounded.into_iter().map(|(at, keyword)| Unbounded { path: format!("{path}{at}"), keyword }).collect();
+    Compiled::Ok { cost: cost.max, unbounded }
 }
 
 /// Parses a CEL expression; parser panics (the cel-rust macro expanders assert on arity)
 /// become errors too.
 fn parse(text: &str) -> Result<(IdedExpr, SourceInfo), String> {
+    if let Some(open) = one_variable_exists_one(text) {
+        let line = text[..open].matches('\n').count() + 1;
+        let column = text[..open].rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        let message = "undeclared reference to 'existsOne' (in container '')".to_string();
+        return Err(budget::format_located(vec![(line, column, message)], text));
+    }
     let owned = text.to_string();
     let result = std::panic::catch_unwind(move || {
         cel::parser::Parser::new()
@@ -303,6 +323,32 @@ fn parse(text: &str) -> Result<(IdedExpr, SourceInfo), String> {
         }
         Err(_) => Err("ERROR: <input>:1:1: invalid macro call".to_string()),
     }
+}
+
+/// The byte offset of the `(` of a one-variable `existsOne(x, p)`: cel-go has only the
+/// two-variable `existsOne` (and `exists_one`), while the parser here expands both forms.
+fn one_variable_exists_one(text: &str) -> Option<usize> {
+    text.match_indices(".existsOne(").find_map(|(at, call)| {
+        let open = at + call.len() - 1;
+        let (mut depth, mut commas, mut quote) = (0usize, 0, None::<char>);
+        for c in text[open..].chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '(' | '[' | '{') => depth += 1,
+                (None, ')' | ']' | '}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                (None, ',') if depth == 1 => commas += 1,
+                _ => {}
+            }
+        }
+        (commas == 1).then_some(open)
+    })
 }
 
 /// The depth of an expression tree.
@@ -342,6 +388,9 @@ pub(crate) fn with_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// The server's wording where the two ANTLR runtimes word a syntax error differently: a
 /// keyword token after a `.` (`self.true`).
 fn server_syntax_error(message: &str) -> String {
+    if message.starts_with("invalid string literal: InvalidUnicode") {
+        return "invalid unicode code point".to_string();
+    }
     for keyword in ["true", "false", "null"] {
         if message == format!("Syntax error: no viable alternative at input '.{keyword}'") {
             return format!("Syntax error: mismatched input '{keyword}' expecting IDENTIFIER");
@@ -352,23 +401,23 @@ fn server_syntax_error(message: &str) -> String {
 
 /// R65: `message`.
 fn check_message(report: &mut Report, rule: &Map<String, Value>, text: &str, base: &str) {
-    let message = rule.get("message").and_then(Value::as_str);
+    // The server's order: one message finding at most, and only for a rule that is set.
+    let message = rule.get("message").and_then(Value::as_str).unwrap_or("");
     let path = format!("{base}.message");
     const FIX: &str = "write a one-line message";
-    match message {
-        Some(m) if m.trim().is_empty() => {
-            report.error("cel.message", path, format!("Invalid value: {m:?}: must be non-empty if specified"), FIX)
-        }
-        Some(m) if m.contains(['\n', '\r']) => {
-            report.error("cel.message", path, format!("Invalid value: {m:?}: must not contain line breaks"), FIX)
-        }
-        None if text.contains('\n') && !rule.contains_key("messageExpression") => report.error(
+    let line_break = |s: &str| s.contains(['\n', '\r']);
+    if text.trim().is_empty() {
+    } else if !message.is_empty() && message.trim().is_empty() {
+        report.error("cel.message", path, format!("Invalid value: {message:?}: must be non-empty if specified"), FIX);
+    } else if line_break(message.trim()) {
+        report.error("cel.message", path, format!("Invalid value: {message:?}: must not contain line breaks"), FIX);
+    } else if line_break(text.trim()) && message.trim().is_empty() {
+        report.error(
             "cel.message",
             path,
             "Required value: message must be specified if rule contains line breaks",
             "add a message, or write the rule on one line",
-        ),
-        _ => {}
+        );
     }
 }
 

@@ -35,6 +35,9 @@ pub(crate) enum Type {
     /// The type of an expression that already failed to check; like `dyn`, it matches anything,
     /// so one mistake is reported once.
     Error,
+    /// The element type of an empty literal (`[]`, `{}`, `optional.none()`): a type variable
+    /// that takes the type of whatever it is combined with, as in cel-go.
+    Free,
 }
 
 /// A schema object type; two are the same type when they have the same name.
@@ -59,7 +62,7 @@ impl fmt::Display for Type {
             Type::Null => f.write_str("null"),
             Type::Duration => f.write_str("duration"),
             Type::Timestamp => f.write_str("timestamp"),
-            Type::Dyn | Type::Param(_) => f.write_str("dyn"),
+            Type::Dyn | Type::Param(_) | Type::Free => f.write_str("dyn"),
             Type::Error => f.write_str("!error!"),
             Type::List(e) => write!(f, "list({e})"),
             Type::Map(k, v) => write!(f, "map({k}, {v})"),
@@ -77,6 +80,44 @@ impl Type {
         matches!(self, Type::Dyn | Type::Error)
     }
 
+    /// Whether an empty literal's type variable is still in `self`.
+    pub(crate) fn has_free(&self) -> bool {
+        match self {
+            Type::Free => true,
+            Type::List(e) | Type::Optional(e) | Type::Meta(e) => e.has_free(),
+            Type::Map(k, v) => k.has_free() || v.has_free(),
+            _ => false,
+        }
+    }
+
+    /// Equal, where an empty literal's type variable equals anything (cel-go's
+    /// `IsEquivalentType` after the checker bound the variable).
+    pub(crate) fn equivalent(&self, other: &Type) -> bool {
+        match (self, other) {
+            (Type::Free, _) | (_, Type::Free) => true,
+            (Type::List(a), Type::List(b))
+            | (Type::Optional(a), Type::Optional(b))
+            | (Type::Meta(a), Type::Meta(b)) => a.equivalent(b),
+            (Type::Map(ak, av), Type::Map(bk, bv)) => ak.equivalent(bk) && av.equivalent(bv),
+            _ => self == other,
+        }
+    }
+
+    /// Types `null` may stand for: objects, timestamps, durations, optionals and the
+    /// Kubernetes library's object types (cel-go's nullable kinds).
+    fn nullable(&self) -> bool {
+        matches!(
+            self,
+            Type::Object(_)
+                | Type::Timestamp
+                | Type::Duration
+                | Type::Optional(_)
+                | Type::Opaque(
+                    "kubernetes.URL" | "kubernetes.Quantity" | "kubernetes.Semver" | "kubernetes.NamedFormat"
+                )
+        )
+    }
+
     /// The scalar types whose values cel-go sizes as 1 (`computeTypeSize`).
     pub(crate) fn is_sized_scalar(&self) -> bool {
         match self {
@@ -91,26 +132,34 @@ impl Type {
 pub(crate) type Bindings = HashMap<&'static str, Type>;
 
 /// Whether a value of type `actual` can be passed where `formal` is expected, binding
-/// `formal`'s parameters (cel-go `isAssignable`: `dyn` and errors match anything, `null`
-/// matches objects, a parameter takes the first type it meets and then the more general one).
+/// `formal`'s parameters (cel-go `isAssignable`): `dyn` and errors match anything, `null`
+/// matches the nullable types, and a parameter met twice takes the more general of the two
+/// types, except that an empty literal's type variable gives way to what it meets.
 pub(crate) fn assignable(formal: &Type, actual: &Type, b: &mut Bindings) -> bool {
     if let Type::Param(p) = formal {
-        return match b.get(p).cloned() {
-            None => {
-                b.insert(p, actual.clone());
-                true
-            }
-            Some(bound) => {
-                if bound.is_dyn() || actual.is_dyn() || assignable(&bound, actual, &mut Bindings::new()) {
-                    true
-                } else if assignable(actual, &bound, &mut Bindings::new()) {
-                    b.insert(p, actual.clone());
-                    true
-                } else {
-                    false
-                }
-            }
+        let Some(bound) = b.get(p).cloned() else {
+            b.insert(p, actual.clone());
+            return true;
         };
+        let fits = |a: &Type, b: &Type| assignable(a, b, &mut Bindings::new());
+        let more_specific = bound.has_free() && !actual.has_free() && fits(&bound, actual);
+        let more_general = actual.is_dyn() && !bound.is_dyn();
+        if more_specific || more_general {
+            b.insert(p, actual.clone());
+            return true;
+        }
+        if bound.is_dyn() || fits(&bound, actual) {
+            return true;
+        }
+        if fits(actual, &bound) {
+            b.insert(p, actual.clone());
+            return true;
+        }
+        return false;
+    }
+    if matches!(formal, Type::Free) || matches!(actual, Type::Free) {
+        bind_all(formal, b);
+        return true;
     }
     if formal.is_dyn() || actual.is_dyn() {
         bind_all(formal, b);
@@ -121,7 +170,7 @@ pub(crate) fn assignable(formal: &Type, actual: &Type, b: &mut Bindings) -> bool
         // Type values compare whatever they name: `type(self.p) == int` checks for any `p`.
         (Type::Meta(_), Type::Meta(_)) => true,
         (Type::Map(fk, fv), Type::Map(ak, av)) => assignable(fk, ak, b) && assignable(fv, av, b),
-        (Type::Object(_), Type::Null) => true,
+        (f, Type::Null) if f.nullable() => true,
         _ => formal == actual,
     }
 }

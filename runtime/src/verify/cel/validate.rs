@@ -19,6 +19,11 @@ pub(crate) enum Problem {
 /// Runs the validators over `e`.
 pub(crate) fn validate(e: &IdedExpr, checked: &Checked, out: &mut Vec<Problem>) {
     walk(e, checked, false, out);
+    for name in checked.qualified.values().filter(|n| n.starts_with("google.protobuf.")) {
+        if !matches!(name.as_str(), "google.protobuf.Duration" | "google.protobuf.Timestamp") {
+            out.push(Problem::Instantiation(format!("reference to undefined type: {name}")));
+        }
+    }
 }
 
 /// `in_format`: `e` is the argument list of a `format` call, which the homogeneous-literal
@@ -37,10 +42,12 @@ fn walk(e: &IdedExpr, checked: &Checked, in_format: bool, out: &mut Vec<Problem>
                 }
                 match &first {
                     None => first = Some(t),
-                    Some(f) if *f != t => {
+                    Some(f) if !f.equivalent(&t) => {
                         out.push(Problem::Issue(item.id, format!("expected type '{f}' but found '{t}'")));
                         break;
                     }
+                    // An empty literal first takes the type of the next element.
+                    Some(f) if f.has_free() => first = Some(t),
                     _ => {}
                 }
             }
@@ -58,10 +65,10 @@ fn walk(e: &IdedExpr, checked: &Checked, in_format: bool, out: &mut Vec<Problem>
                 match &first {
                     None => first = Some((k, v)),
                     Some((fk, fv)) => {
-                        if *fk != k {
+                        if !fk.equivalent(&k) {
                             out.push(Problem::Issue(me.key.id, format!("expected type '{fk}' but found '{k}'")));
                         }
-                        if *fv != v {
+                        if !fv.equivalent(&v) {
                             out.push(Problem::Issue(me.value.id, format!("expected type '{fv}' but found '{v}'")));
                         }
                     }
@@ -79,7 +86,7 @@ fn walk(e: &IdedExpr, checked: &Checked, in_format: bool, out: &mut Vec<Problem>
             match (call.func_name.as_str(), call.target.is_some(), call.args.len()) {
                 ("matches", true, 1) => {
                     if let Some((id, re)) = string_arg(0)
-                        && regex_syntax::Parser::new().parse(&re).is_err()
+                        && super::go_regex::check(&re).is_err()
                     {
                         out.push(Problem::Issue(id, "invalid matches argument".into()));
                     }
@@ -101,12 +108,9 @@ fn walk(e: &IdedExpr, checked: &Checked, in_format: bool, out: &mut Vec<Problem>
                 ("find" | "findAll", true, _) | ("matches", false, 2) => {
                     let string_arg = |i: usize| string_arg(i + usize::from(call.target.is_none()));
                     if let Some((_, re)) = string_arg(0)
-                        && let Err(err) = regex_syntax::Parser::new().parse(&re)
+                        && let Err(message) = super::go_regex::check(&re)
                     {
-                        out.push(Problem::Instantiation(format!(
-                            "error parsing regexp: {}",
-                            go_regex_error(&re, &err)
-                        )));
+                        out.push(Problem::Instantiation(format!("error parsing regexp: {message}")));
                     }
                 }
                 ("format", true, 1) => format(e.id, call, checked, out),
@@ -276,7 +280,8 @@ fn type_name(t: &Type) -> String {
 }
 
 /// Go's `time.ParseDuration`: an optional sign, then one or more decimal numbers each with a
-/// unit (`ns`, `us`, `µs`, `ms`, `s`, `m`, `h`); `0` alone is allowed.
+/// unit (`ns`, `us`, `µs`, `ms`, `s`, `m`, `h`); `0` alone is allowed; the total must fit in
+/// an int64 of nanoseconds.
 fn go_duration(text: &str) -> bool {
     let s = text.strip_prefix(['-', '+']).unwrap_or(text);
     if s == "0" {
@@ -286,36 +291,47 @@ fn go_duration(text: &str) -> bool {
         return false;
     }
     let mut rest = s;
+    let mut total: u128 = 0;
     while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
-        let number = &rest[..digits];
-        if number.is_empty() || number == "." || number.matches('.').count() > 1 {
+        let end = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
+        let number = &rest[..end];
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
             return false;
         }
-        rest = &rest[digits..];
-        let unit = ["ns", "us", "µs", "μs", "ms", "s", "m", "h"].into_iter().find(|u| rest.starts_with(u));
-        match unit {
-            Some(u) => rest = &rest[u.len()..],
-            None => return false,
-        }
+        rest = &rest[end..];
+        let units: [(&str, u128); 8] = [
+            ("ns", 1),
+            ("us", 1_000),
+            ("µs", 1_000),
+            ("μs", 1_000),
+            ("ms", 1_000_000),
+            ("s", 1_000_000_000),
+            ("m", 60_000_000_000),
+            ("h", 3_600_000_000_000),
+        ];
+        let Some((unit, scale)) = units.into_iter().find(|(u, _)| rest.starts_with(u)) else { return false };
+        rest = &rest[unit.len()..];
+        let whole: u128 = if whole.is_empty() { 0 } else { whole.parse().unwrap_or(u128::MAX / 2) };
+        let digits = fraction.len().min(30) as u32;
+        let fraction: u128 = if fraction.is_empty() { 0 } else { fraction[..digits as usize].parse().unwrap_or(0) };
+        total = total.saturating_add(whole.saturating_mul(scale)).saturating_add(fraction * scale / 10u128.pow(digits));
     }
-    true
+    total <= i64::MAX as u128
 }
 
-/// RFC 3339 timestamps, as cel-go's `timestamp(string)` parses them.
+/// RFC 3339 timestamps as Go's `time.Parse` reads them (upper-case `T` and `Z`, `.` or `,`
+/// before the fraction), within CEL's range of years 1 to 9999 once the offset is applied.
 fn rfc3339(text: &str) -> bool {
     let b = text.as_bytes();
     let digits = |r: std::ops::Range<usize>| b.get(r.clone()).is_some_and(|s| s.iter().all(u8::is_ascii_digit));
     if b.len() < 20 || !digits(0..4) || b[4] != b'-' || !digits(5..7) || b[7] != b'-' || !digits(8..10) {
         return false;
     }
-    if !matches!(b[10], b'T' | b't') || !digits(11..13) || b[13] != b':' || !digits(14..16) || b[16] != b':' {
+    if b[10] != b'T' || !digits(11..13) || b[13] != b':' || !digits(14..16) || b[16] != b':' || !digits(17..19) {
         return false;
     }
-    if !digits(17..19) {
-        return false;
-    }
-    let number = |r: std::ops::Range<usize>| text[r].parse::<u32>().unwrap_or(u32::MAX);
+    let number = |r: std::ops::Range<usize>| text[r].parse::<i64>().unwrap_or(i64::MAX);
     let (year, month, day) = (number(0..4), number(5..7), number(8..10));
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
     let days = match month {
@@ -325,11 +341,12 @@ fn rfc3339(text: &str) -> bool {
         2 => 28,
         _ => return false,
     };
-    if year == 0 || day == 0 || day > days || number(11..13) > 23 || number(14..16) > 59 || number(17..19) > 59 {
+    let (hour, minute, second) = (number(11..13), number(14..16), number(17..19));
+    if day == 0 || day > days || hour > 23 || minute > 59 || second > 59 {
         return false;
     }
     let mut i = 19;
-    if b[i] == b'.' {
+    if matches!(b[i], b'.' | b',') {
         i += 1;
         let start = i;
         while i < b.len() && b[i].is_ascii_digit() {
@@ -339,33 +356,32 @@ fn rfc3339(text: &str) -> bool {
             return false;
         }
     }
-    match &b[i..] {
-        [b'Z' | b'z'] => true,
-        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()),
-        _ => false,
-    }
+    let offset_minutes = match &b[i..] {
+        [b'Z'] => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] if [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()) => {
+            let h = i64::from((h1 - b'0') * 10 + (h2 - b'0'));
+            let m = i64::from((m1 - b'0') * 10 + (m2 - b'0'));
+            if h > 23 || m > 59 {
+                return false;
+            }
+            if *sign == b'+' { h * 60 + m } else { -(h * 60 + m) }
+        }
+        _ => return false,
+    };
+    // Minutes from 0001-01-01T00:00 UTC, which must lie within years 1 to 9999.
+    let local = days_from_civil(year, month, day) * 1440 + hour * 60 + minute;
+    let utc = local - offset_minutes;
+    (0..days_from_civil(10000, 1, 1) * 1440).contains(&utc)
 }
 
-/// Go's `regexp/syntax` message for the commonest mistakes: `missing closing ]: `[0-9``.
-fn go_regex_error(re: &str, err: &regex_syntax::Error) -> String {
-    use regex_syntax::ast::ErrorKind;
-    let ast_err = match err {
-        regex_syntax::Error::Parse(e) => Some(e),
-        _ => None,
-    };
-    let from = |offset: usize| re.get(offset..).unwrap_or(re);
-    match ast_err.map(|e| (e.kind(), e.span())) {
-        Some((ErrorKind::ClassUnclosed, span)) => format!("missing closing ]: `{}`", from(span.start.offset)),
-        Some((ErrorKind::GroupUnclosed, _)) => format!("missing closing ): `{re}`"),
-        Some((ErrorKind::GroupUnopened, _)) => format!("unexpected ): `{re}`"),
-        Some((ErrorKind::RepetitionCountInvalid, span)) => {
-            format!("invalid repeat count: `{}`", &re[span.start.offset..span.end.offset])
-        }
-        Some((ErrorKind::RepetitionMissing, span)) => {
-            format!("missing argument to repetition operator: `{}`", &re[span.start.offset..span.end.offset])
-        }
-        _ => format!("invalid regular expression: `{re}`"),
-    }
+/// Days from 0001-01-01 to the given date (proleptic Gregorian).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let (y, m) = if month <= 2 { (year - 1, month + 9) } else { (year, month - 3) };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 306
 }
 
 #[cfg(test)]
@@ -375,7 +391,7 @@ mod tests {
         for ok in ["0", "1s", "1.5h", "-2m30s", "300ms", "1h2m3s4ms5us6ns"] {
             assert!(super::go_duration(ok), "{ok}");
         }
-        for bad in ["x", "1", "", "1d", "s", "1.2.3s"] {
+        for bad in ["x", "1", "", "1d", "s", "1.2.3s", "3000000h", "9223372037s"] {
             assert!(!super::go_duration(bad), "{bad}");
         }
     }
@@ -384,10 +400,17 @@ mod tests {
     fn timestamps() {
         assert!(super::rfc3339("2000-01-01T00:00:00Z"));
         assert!(super::rfc3339("2000-01-01T00:00:00.5+01:00"));
+        assert!(super::go_duration("9223372036s"));
         assert!(!super::rfc3339("2000-01-01"));
         assert!(!super::rfc3339("yesterday"));
         assert!(!super::rfc3339("2024-13-01T00:00:00Z"));
         assert!(!super::rfc3339("2023-02-29T00:00:00Z"));
         assert!(super::rfc3339("2024-02-29T23:59:59Z"));
+        assert!(super::rfc3339("2024-01-01T00:00:00,5Z"));
+        assert!(super::rfc3339("0001-01-01T00:00:00Z"));
+        assert!(!super::rfc3339("2024-01-01t00:00:00z"));
+        assert!(!super::rfc3339("2024-01-01T00:00:00+25:00"));
+        assert!(!super::rfc3339("0001-01-01T00:00:00+01:00"));
+        assert!(!super::rfc3339("9999-12-31T23:59:59-01:00"));
     }
 }

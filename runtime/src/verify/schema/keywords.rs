@@ -90,7 +90,14 @@ const STRING_FORMATS: &[&str] = &[
 pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) {
     let report = &mut *cx.report;
     for key in obj.keys() {
-        if !KNOWN.contains(&key.as_str()) {
+        if !KNOWN.contains(&key.as_str()) && n.lenient {
+            report.warning(
+                "lint.dropped-field",
+                format!("{path}.{key}"),
+                format!("unknown field {key:?}: the API server drops it without an error here (below items or additionalProperties it decodes schemas leniently)"),
+                "remove the key, or move it where it belongs",
+            );
+        } else if !KNOWN.contains(&key.as_str()) {
             let full = format!("{path}.{key}");
             report.error(
                 "document.unknown-field",

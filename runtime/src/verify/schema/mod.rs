@@ -38,6 +38,9 @@ pub(crate) struct NodeCx {
     pub(crate) uncorrelatable: Option<String>,
     /// Below an `additionalProperties`: the API server does not validate defaults there (R57).
     pub(crate) under_additional: bool,
+    /// Below `items` or `additionalProperties`, which the API server decodes without strict
+    /// field validation: unknown keys there are dropped, not refused.
+    pub(crate) lenient: bool,
     /// How many times the node's rules can run for one object: the product of the `maxItems`
     /// and `maxProperties` above it; `None` when one of them is missing (R73).
     pub(crate) cardinality: Option<u64>,
@@ -65,6 +68,7 @@ pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserv
         meta_additional: false,
         uncorrelatable: None,
         under_additional: false,
+        lenient: false,
         cardinality: Some(1),
         unbounded_above: Vec::new(),
     };
@@ -137,6 +141,7 @@ fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) 
                 meta_additional: n.meta_additional,
                 uncorrelatable: n.uncorrelatable.clone(),
                 under_additional: n.under_additional,
+                lenient: n.lenient,
                 cardinality: n.cardinality,
                 unbounded_above: n.unbounded_above.clone(),
             };
@@ -149,6 +154,7 @@ fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) 
             level: Level::Items,
             uncorrelatable: n.uncorrelatable.clone().or_else(|| (!map_list).then(|| path.to_string())),
             cardinality: times_bound(n.cardinality, obj, "maxItems"),
+            lenient: true,
             unbounded_above: with_unbounded(&n.unbounded_above, obj, path, "maxItems"),
             ..n.clone()
         };
@@ -160,6 +166,7 @@ fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) 
             meta_additional: n.meta_additional || n.resource_meta,
             under_additional: true,
             cardinality: times_bound(n.cardinality, obj, "maxProperties"),
+            lenient: true,
             unbounded_above: with_unbounded(&n.unbounded_above, obj, path, "maxProperties"),
             ..n.clone()
         };
