@@ -48,7 +48,8 @@ up_to_date() { # NAME VERSION
 
 print_versions() {
   echo "bin dir: $BIN"
-  "$BIN/etcd" --version | head -n 1
+  # sed reads all of it: with head, etcd can die of SIGPIPE and fail the script under pipefail.
+  "$BIN/etcd" --version | sed -n 1p
   "$BIN/kube-apiserver" --version
 }
 

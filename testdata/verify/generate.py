@@ -167,7 +167,7 @@ entry("schema.format", [(W, "schema.format", SP + ".properties[started].format")
       setp(started={"type": "string", "format": "int32"}), setp(started={"type": "string", "format": "date-time"}), "a string format")
 entry("schema.enum-type", [(W, "schema.enum-type", SP + ".properties[mode].enum[0]")],
       setp(mode={"type": "string", "enum": [1, "a"]}), setp(mode={"type": "string", "enum": ["b", "a"]}), "string enum values")
-entry("schema.not-object", [(E, "schema.not-object", SP + ".properties[size]")], setp(size="integer"), setp(size={"type": "integer"}), "the property is a schema")
+entry("schema.not-object", [(E, "document.type", "(document)"), (E, "schema.not-object", SP + ".properties[size]")], setp(size="integer"), setp(size={"type": "integer"}), "the property is a schema")
 # --- structural
 entry("structural.missing-type", [(E, "structural.missing-type", SP + ".properties[size].type")], setp(size={}), setp(size={"type": "integer"}), "type is set")
 def root_array(d):
@@ -410,4 +410,9 @@ def dropped(extra):
         sprops(d)["tags"] = tags
     return f
 later("lint.dropped-field", [(W, "lint.dropped-field", SP + ".properties[tags].items.rules")], dropped(True), dropped(False), "the stray key is removed")
+def typed(bad):
+    def f(d):
+        sprops(d)["tags"] = {"type": "array", "maxItems": "ten" if bad else 10, "items": {"type": "string"}}
+    return f
+later("document.type", [(E, "document.type", "(document)")], typed(True), typed(False), "maxItems is a number")
 print(n, "pairs")

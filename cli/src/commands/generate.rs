@@ -79,6 +79,7 @@ fn check_crds(
             .map(|k| k.rust_type.clone())
     };
     let mut errors = 0;
+    let mut hints = std::collections::BTreeSet::new();
     for file in files.iter().filter(|f| f.path.starts_with("config/crd/bases/")) {
         let crd: serde_json::Value = serde_yaml::from_str(&file.content)?;
         let name = crd["metadata"]["name"].as_str().unwrap_or_default();
@@ -97,7 +98,10 @@ fn check_crds(
             let source = rust.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
             errors += print_finding(&format!("{}{source}", file.path), &finding);
             for hint in bound_hints(&finding, rust.as_deref().unwrap_or("the kind")) {
-                eprintln!("  help: {hint}");
+                // The total's findings repeat the rule's bounds: each hint once.
+                if hints.insert(hint.clone()) {
+                    eprintln!("  help: {hint}");
+                }
             }
         }
     }
@@ -123,6 +127,7 @@ fn bound_hints(finding: &rop::verify::Finding, rust_type: &str) -> Vec<String> {
             let (_, rest) = u.path.split_once(".openAPIV3Schema")?;
             let mut fields = Vec::new();
             let mut element_steps = 0;
+            let mut map_values = false;
             let mut steps = rest;
             while !steps.is_empty() {
                 if let Some(r) = steps.strip_prefix(".properties[") {
@@ -132,14 +137,24 @@ fn bound_hints(finding: &rop::verify::Finding, rust_type: &str) -> Vec<String> {
                     }
                     fields.push(name);
                     steps = r;
-                } else if let Some(r) =
-                    steps.strip_prefix(".items").or_else(|| steps.strip_prefix(".additionalProperties"))
-                {
+                } else if let Some(r) = steps.strip_prefix(".items") {
                     element_steps += 1;
+                    steps = r;
+                } else if let Some(r) = steps.strip_prefix(".additionalProperties") {
+                    element_steps += 1;
+                    map_values = true;
                     steps = r;
                 } else {
                     return None;
                 }
+            }
+            let field = fields.join(".");
+            if map_values {
+                // No attribute reaches a map's values: bound them through their own type.
+                let what = if u.keyword == "maxProperties" { "max_properties" } else { "length(max = …)" };
+                return (element_steps == 1).then(|| {
+                    format!("bound the values of the map {field} (in {rust_type}) with a newtype that carries {what}, e.g. `pub struct Value(#[schemars(length(max = 64))] pub String)`")
+                });
             }
             let attribute = match (u.keyword, element_steps) {
                 ("maxProperties", 0) => "#[rop(max_properties = …)]",
@@ -148,7 +163,7 @@ fn bound_hints(finding: &rop::verify::Finding, rust_type: &str) -> Vec<String> {
                 (_, 1) => "#[schemars(inner(length(max = …)))]",
                 _ => return None,
             };
-            Some(format!("add {attribute} to the field for {} (in {rust_type})", fields.join(".")))
+            Some(format!("add {attribute} to the field for {field} (in {rust_type})"))
         })
         .collect()
 }
@@ -291,6 +306,7 @@ mod tests {
                 Unbounded { path: format!("{schema}.properties[targets].items"), keyword: "maxLength" },
                 Unbounded { path: format!("{schema}.properties[labels]"), keyword: "maxProperties" },
                 Unbounded { path: format!("{schema}.properties[m].items.items"), keyword: "maxLength" },
+                Unbounded { path: format!("{schema}.properties[env].additionalProperties"), keyword: "maxLength" },
             ],
         };
         assert_eq!(
@@ -299,6 +315,7 @@ mod tests {
                 "add #[schemars(length(max = …))] to the field for spec.targets (in v1::Widget)",
                 "add #[schemars(inner(length(max = …)))] to the field for spec.targets (in v1::Widget)",
                 "add #[rop(max_properties = …)] to the field for spec.labels (in v1::Widget)",
+                "bound the values of the map spec.env (in v1::Widget) with a newtype that carries length(max = …), e.g. `pub struct Value(#[schemars(length(max = 64))] pub String)`",
             ]
         );
     }

@@ -1,4 +1,4 @@
-//! The document itself: `apiVersion` (R1) and unknown keys (R2).
+//! The document itself: `apiVersion` (R1), field types, and unknown keys (R2).
 
 use serde_json::{Map, Value};
 
@@ -18,6 +18,19 @@ pub(crate) fn check(obj: &Map<String, Value>, report: &mut Report) -> bool {
             "set apiVersion: apiextensions.k8s.io/v1 and convert the CRD to the v1 shape (per-version schemas)",
         );
         return false;
+    }
+    // The server decodes the request into its typed CRD first: a field of the wrong type
+    // (`maxItems: "ten"`, a string where the rules list goes) fails the whole request.
+    let typed = serde_json::from_value::<
+        k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    >(Value::Object(obj.clone()));
+    if let Err(e) = typed {
+        report.error(
+            "document.type",
+            "(document)",
+            format!("the document does not decode as a CustomResourceDefinition: {e}"),
+            "give the field the type the API defines: numbers for maxItems and maxLength, a list of {rule, message} objects for x-kubernetes-validations, strings for rule and message",
+        );
     }
     unknown_keys(obj, &["apiVersion", "kind", "metadata", "spec", "status"], "", report);
     if let Some(spec) = obj.get("spec").and_then(Value::as_object) {

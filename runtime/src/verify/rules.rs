@@ -24,6 +24,12 @@ pub const RULES: &[RuleInfo] = &[
         checks: "the CRD is apiextensions.k8s.io/v1 (v1beta1 was removed in 1.22)",
     },
     RuleInfo {
+        id: "document.type",
+        severity: Severity::Error,
+        implements: "R2",
+        checks: "every field has the type the CustomResourceDefinition API defines",
+    },
+    RuleInfo {
         id: "document.unknown-field",
         severity: Severity::Error,
         implements: "R2",

@@ -26,6 +26,8 @@ pub(crate) struct Checked {
     /// Calls the checker resolved as a namespaced function (`optional.of`, `sets.contains`):
     /// their target is part of the name, not a value.
     pub(crate) qualified: HashMap<u64, String>,
+    /// Expressions already checked ahead of their place (a `map` step's element), by id.
+    pub(crate) checked_ahead: HashSet<u64>,
     /// Calls that are comprehension macros the parser left unexpanded (two-variable forms,
     /// `sortBy`, `optMap`), by expression id.
     pub(crate) macros: HashSet<u64>,
@@ -82,6 +84,11 @@ struct Checker<'v> {
 
 impl Checker<'_> {
     fn check(&mut self, e: &IdedExpr) -> Type {
+        if self.out.checked_ahead.contains(&e.id)
+            && let Some(t) = self.out.types.get(&e.id)
+        {
+            return t.clone();
+        }
         let t = match &e.expr {
             Expr::Literal(lit) => literal_type(lit),
             Expr::Ident(name) => self.ident(e.id, name),
@@ -166,6 +173,8 @@ impl Checker<'_> {
             self.scopes.push((comp.accu_var.clone(), accu.clone()));
             accu = Type::List(Box::new(self.check(x)));
             self.scopes.pop();
+            // Checked once: nested `map`s would otherwise be checked twice per level.
+            self.out.checked_ahead.insert(x.id);
         }
         self.scopes.push((comp.accu_var.clone(), accu));
         self.check(&comp.loop_cond);

@@ -187,7 +187,7 @@ pub(crate) fn check(
 }
 
 const MESSAGE_EXPRESSION_FIX: &str =
-    "write a CEL expression that evaluates to a string, e.g. 'got ' + string(self.replicas)";
+    "write a CEL expression that evaluates to a string, e.g. 'got %d replicas'.format([self.replicas])";
 
 /// How far an expression got on its way to a program.
 enum Compiled {
@@ -305,7 +305,7 @@ fn parse(text: &str) -> Result<(IdedExpr, SourceInfo), String> {
             .enable_optional_syntax(true)
             .enable_ident_escape_syntax(true)
             // cel-go's parser limit (`maxRecursionDepth`), which kube-apiserver keeps.
-            .max_recursion_depth(250)
+            .max_recursion_depth(249)
             .parse_with_source_info(&owned)
     });
     match result {
@@ -366,10 +366,27 @@ fn depth(e: &IdedExpr) -> usize {
                 EntryExpr::StructField(f) => vec![&f.value],
             })
             .collect(),
-        Expr::Comprehension(c) => vec![&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result],
+        // A macro counts as one level, like the call it was written as.
+        Expr::Comprehension(c) => return 1 + depth(&c.iter_range).max(body_depth(&c.loop_step, &c.accu_var)),
         _ => Vec::new(),
     };
     1 + children.into_iter().map(depth).max().unwrap_or(0)
+}
+
+/// The depth of what the user wrote inside a macro's step, without the accumulator wrapping
+/// (`@result && p`, `@result + [f]`, `p ? @result + [x] : @result`).
+fn body_depth(step: &IdedExpr, accu: &str) -> usize {
+    use cel::common::ast::Expr;
+    match &step.expr {
+        Expr::Ident(name) if name == accu => 0,
+        Expr::List(l) if l.elements.len() == 1 => depth(&l.elements[0]),
+        Expr::Call(c)
+            if c.args.iter().any(|a| matches!(&a.expr, Expr::Ident(n) if n == accu) || c.func_name == "_?_:_") =>
+        {
+            c.args.iter().map(|a| body_depth(a, accu)).max().unwrap_or(0)
+        }
+        _ => depth(step),
+    }
 }
 
 /// Runs `f` on a thread with a stack deep enough for the parser, checker and estimator at
