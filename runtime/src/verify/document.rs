@@ -23,7 +23,7 @@ pub(crate) fn check(obj: &Map<String, Value>, report: &mut Report) -> bool {
     // (`maxItems: "ten"`, a string where the rules list goes) fails the whole request.
     let typed = serde_json::from_value::<
         k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
-    >(Value::Object(obj.clone()));
+    >(whole_floats_as_integers(&Value::Object(obj.clone())));
     if let Err(e) = typed {
         report.error(
             "document.type",
@@ -50,6 +50,22 @@ pub(crate) fn check(obj: &Map<String, Value>, report: &mut Report) -> bool {
         );
     }
     true
+}
+
+/// `10.0` as `10`: kubectl sends YAML numbers through Go's JSON encoder, which writes whole
+/// floats without a fraction, so the server sees an integer.
+fn whole_floats_as_integers(value: &Value) -> Value {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 { Value::from(f as i64) } else { value.clone() }
+        }
+        Value::Array(items) => Value::Array(items.iter().map(whole_floats_as_integers).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), whole_floats_as_integers(v))).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 /// R2: reports every key of `obj` that is not in `known` (strict field validation, kubectl's

@@ -41,9 +41,14 @@ fn go_only_errors(re: &str) -> Result<(), String> {
     let mut in_class = false;
     // The repetition operator just read, and whether a lazy `?` followed it.
     let mut after_repeat: Option<(String, bool)> = None;
+    // Go's `repeatIsValid`: counted repeats nested in each other may not multiply past 1000.
+    // Per open group, the largest product inside it; and the product of the last item.
+    let mut groups: Vec<u64> = vec![1];
+    let mut last: u64 = 1;
     while i < chars.len() {
         let c = chars[i];
         if c == '\\' {
+            last = 1;
             let next = chars.get(i + 1).copied();
             match next {
                 Some('u' | 'U') => return Err(format!("invalid escape sequence: `\\{}`", next.unwrap())),
@@ -74,6 +79,7 @@ fn go_only_errors(re: &str) -> Result<(), String> {
         match c {
             '[' => {
                 in_class = true;
+                last = 1;
                 // `[]a]` and `[^]a]` start with a literal `]`.
                 if chars.get(i + 1) == Some(&'^') {
                     i += 1;
@@ -83,14 +89,24 @@ fn go_only_errors(re: &str) -> Result<(), String> {
                 }
                 after_repeat = None;
             }
-            '(' if chars.get(i + 1) == Some(&'?') => {
-                let flags: String = chars[i + 2..].iter().take_while(|c| !matches!(c, ')' | ':')).collect();
-                let named = flags.starts_with('P') || flags.starts_with('<');
-                if !named && !flags.chars().all(|f| "imsU-".contains(f)) {
-                    return Err(format!(
-                        "invalid or unsupported Perl syntax: `(?{}`",
-                        flags.chars().next().unwrap_or(')')
-                    ));
+            '(' => {
+                groups.push(1);
+                after_repeat = None;
+                if chars.get(i + 1) == Some(&'?') {
+                    let flags: String = chars[i + 2..].iter().take_while(|c| !matches!(c, ')' | ':')).collect();
+                    let named = flags.starts_with('P') || flags.starts_with('<');
+                    if !named && !flags.chars().all(|f| "imsU-".contains(f)) {
+                        return Err(format!(
+                            "invalid or unsupported Perl syntax: `(?{}`",
+                            flags.chars().next().unwrap_or(')')
+                        ));
+                    }
+                }
+            }
+            ')' => {
+                last = groups.pop().unwrap_or(1);
+                if let Some(outer) = groups.last_mut() {
+                    *outer = (*outer).max(last);
                 }
                 after_repeat = None;
             }
@@ -102,20 +118,34 @@ fn go_only_errors(re: &str) -> Result<(), String> {
             },
             '{' => match repeat_at(&chars, i) {
                 Some((end, min, max)) => {
-                    if min > 1000 || max.is_some_and(|m| m > 1000) {
-                        let text: String = chars[i..=end].iter().collect();
+                    let text: String = chars[i..=end].iter().collect();
+                    let times = max.unwrap_or(min);
+                    let size = if times == 0 { 1 } else { times.saturating_mul(last.max(1)) };
+                    if min > 1000
+                        || max.is_some_and(|m| m > 1000)
+                        || ((min >= 2 || max.is_some_and(|m| m >= 2)) && size > 1000)
+                    {
                         return Err(format!("invalid repeat count: `{text}`"));
                     }
-                    let text: String = chars[i..=end].iter().collect();
+                    last = size;
+                    if let Some(group) = groups.last_mut() {
+                        *group = (*group).max(size);
+                    }
                     if let Some((prev, _)) = &after_repeat {
                         return Err(format!("invalid nested repetition operator: `{prev}{text}`"));
                     }
                     after_repeat = Some((text, false));
                     i = end;
                 }
-                None => after_repeat = None,
+                None => {
+                    after_repeat = None;
+                    last = 1;
+                }
             },
-            _ => after_repeat = None,
+            _ => {
+                after_repeat = None;
+                last = 1;
+            }
         }
         i += 1;
     }
@@ -264,6 +294,7 @@ mod tests {
             r"\pL",
             "(?i)abc",
             "[]a]",
+            r"^([a-z0-9]{1,63}\.){1,15}[a-z]{2,63}$",
         ] {
             assert_eq!(check(ok), Ok(()), "{ok}");
         }
@@ -278,6 +309,8 @@ mod tests {
             ("(?x)a", "invalid or unsupported Perl syntax: `(?x`"),
             (r"[\u4e00-\u9fa5]", r"invalid escape sequence: `\u`"),
             ("[0-9+", "missing closing ]: `[0-9+`"),
+            (r"^([a-z0-9]{1,63}\.){1,20}$", "invalid repeat count: `{1,20}`"),
+            ("(a{10}){101}", "invalid repeat count: `{101}`"),
         ] {
             assert_eq!(check(bad), Err(message.to_string()), "{bad}");
         }

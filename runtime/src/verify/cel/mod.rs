@@ -61,7 +61,8 @@ pub(crate) fn check(
         let text = rule.get("rule").and_then(Value::as_str).unwrap_or("");
         check_message(report, rule, text, &base);
         check_reason_and_field_path(report, node, rule, &base);
-        if rule.get("messageExpression").and_then(Value::as_str).is_some_and(|m| m.trim().is_empty()) {
+        // An empty string is the same as no messageExpression; only blanks are refused.
+        if rule.get("messageExpression").and_then(Value::as_str).is_some_and(|m| !m.is_empty() && m.trim().is_empty()) {
             report.error(
                 "cel.message-expression",
                 format!("{base}.messageExpression"),
@@ -313,6 +314,9 @@ fn parse(text: &str) -> Result<(IdedExpr, SourceInfo), String> {
         // parse tree; the expression tree here is calibrated on a chain of `+`).
         Ok(Ok((expr, _))) if depth(&expr) > 251 => Err("ERROR: <input>:-1:0: max recursion depth exceeded".to_string()),
         Ok(Ok(expr)) => Ok(expr),
+        Ok(Err(errs)) if errs.errors.iter().any(|e| e.msg.contains("Recursion limit of")) => {
+            Err("ERROR: <input>:-1:0: expression recursion limit exceeded: 250".to_string())
+        }
         Ok(Err(errs)) => {
             let located = errs
                 .errors
@@ -452,7 +456,8 @@ fn check_reason_and_field_path(report: &mut Report, node: &Map<String, Value>, r
                 "use one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate",
             );
     }
-    let Some(field_path) = rule.get("fieldPath").and_then(Value::as_str) else { return };
+    // An empty string is the same as no fieldPath to the server.
+    let Some(field_path) = rule.get("fieldPath").and_then(Value::as_str).filter(|f| !f.is_empty()) else { return };
     let detail = if field_path.trim().is_empty() {
         Some("must be non-empty if specified")
     } else if field_path.contains(['\n', '\r']) {
