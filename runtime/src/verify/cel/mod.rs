@@ -35,7 +35,7 @@ use super::schema::{Level, NodeCx, is_true};
 const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
 
 /// Checks the rules `rules` of the node `node` at `path`, adding their costs to `total`. Call it
-/// inside [`with_deep_stack`].
+/// on a deep stack: the schema walk runs on one (`schema::check`).
 pub(crate) fn check(
     report: &mut Report,
     total: &mut CostTotal,
@@ -391,19 +391,6 @@ fn body_depth(step: &IdedExpr, accu: &str) -> usize {
         }
         _ => depth(step),
     }
-}
-
-/// Runs `f` on a thread with a stack deep enough for the parser, checker and estimator at
-/// cel-go's recursion limit (each nesting level of the ANTLR parser takes many frames).
-pub(crate) fn with_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn_scoped(scope, f)
-            .expect("a thread for checking CEL rules")
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
 }
 
 /// The server's wording where the two ANTLR runtimes word a syntax error differently: a

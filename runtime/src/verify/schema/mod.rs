@@ -72,11 +72,24 @@ pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserv
         cardinality: Some(1),
         unbounded_above: Vec::new(),
     };
-    super::cel::with_deep_stack(|| {
+    with_deep_stack(|| {
         walk(&mut cx, root, path, &n);
         let total = std::mem::take(&mut cx.cel_cost);
         total.finish(cx.report, path);
     });
+}
+
+/// Runs `f` on a thread with a stack deep enough for the CEL parser, checker and
+/// estimator at cel-go's recursion limit (each nesting level of the ANTLR parser takes many frames).
+fn with_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(scope, f)
+            .expect("a thread for checking CEL rules")
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 const META_FIELDS: [&str; 3] = ["metadata", "apiVersion", "kind"];
