@@ -158,6 +158,17 @@ fn version_and_completion() {
 }
 
 #[test]
+fn create_help_lists_what_it_creates_today() {
+    let tmp = tempfile::tempdir().unwrap();
+    let help = rop_ok(tmp.path(), &["create", "--help"]);
+    let commands = help.split("Options:").next().unwrap();
+    assert_eq!(
+        commands,
+        "Add a resource kind or webhooks\n\nUsage: rop create [OPTIONS] <COMMAND>\n\nCommands:\n  api      Add a kind (or a new version of one): types, controller, sample, roles\n  webhook  Add defaulting, validating or conversion webhooks to a kind: server code, tests,\n           manifests\n  help     Print this message or the help of the given subcommand(s)\n\n"
+    );
+}
+
+#[test]
 fn every_command_has_help_with_an_example() {
     let tmp = tempfile::tempdir().unwrap();
     for command in [

@@ -4,8 +4,8 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{DeriveInput, Ident, LitBool, LitInt, LitStr, Path};
 
-use crate::names;
 use crate::webhook::{self, RawWebhook, Webhook};
+use crate::{names, suggest};
 
 /// One `printcolumn(...)`.
 pub struct PrinterColumn {
@@ -151,9 +151,10 @@ fn parse_printcolumn(meta: &ParseNestedMeta) -> syn::Result<PrinterColumn> {
             "format" => format = Some(string(&inner)?.value()),
             "priority" => priority = Some(inner.value()?.parse::<LitInt>()?.base10_parse::<i32>()?),
             _ => {
-                return Err(inner.error(
-                    "unknown key in printcolumn(...): expected name, type_, json_path, description, format or priority",
-                ));
+                let known = "name, type_, json_path, description, format, priority";
+                return Err(
+                    inner.error(format!("unknown key `{key}` in printcolumn(...): {}", suggest::expected(&key, known)))
+                );
             }
         }
         Ok(())
@@ -204,9 +205,10 @@ fn parse_rbac(meta: &ParseNestedMeta) -> syn::Result<RbacRule> {
             "namespace" => rule.namespace = string(&inner)?.value(),
             "role_name" => rule.role_name = string(&inner)?.value(),
             _ => {
-                return Err(inner.error(
-                    "unknown key in rbac(...): expected groups, resources, resource_names, verbs, urls, namespace or role_name",
-                ));
+                let known = "groups, resources, resource_names, verbs, urls, namespace, role_name";
+                return Err(
+                    inner.error(format!("unknown key `{key}` in rbac(...): {}", suggest::expected(&key, known)))
+                );
             }
         }
         Ok(())
@@ -220,9 +222,31 @@ fn parse_rbac(meta: &ParseNestedMeta) -> syn::Result<RbacRule> {
     Ok(rule)
 }
 
+/// The error for `owns("apps", "v1", "Deployment")`: the values are named, and the message
+/// writes the attribute that was meant.
+fn positional(meta: &ParseNestedMeta, what: &str) -> Option<syn::Error> {
+    let fork = meta.input.fork();
+    let literals = || {
+        let content;
+        syn::parenthesized!(content in fork);
+        content.parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])
+    };
+    let values = literals().ok()?;
+    let first = values.first()?;
+    let named: Vec<String> = ["group", "version", "kind", "plural"]
+        .iter()
+        .zip(&values)
+        .map(|(key, value)| format!("{key} = {:?}", value.value()))
+        .collect();
+    Some(syn::Error::new(first.span(), format!("{what}(...) takes named values: write {what}({})", named.join(", "))))
+}
+
 fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<RelatedKind> {
     let (mut group, mut version, mut kind, mut plural) = (None, None, None, None);
     let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
+    if let Some(e) = positional(meta, what) {
+        return Err(e);
+    }
     meta.parse_nested_meta(|inner| {
         let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
         match key.as_str() {
@@ -231,7 +255,10 @@ fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<RelatedKind>
             "kind" => kind = Some(string(&inner)?.value()),
             "plural" => plural = Some(string(&inner)?.value()),
             _ => {
-                return Err(inner.error(format!("unknown key in {what}(...): expected group, version, kind or plural")));
+                let known = "group, version, kind, plural";
+                return Err(
+                    inner.error(format!("unknown key `{key}` in {what}(...): {}", suggest::expected(&key, known)))
+                );
             }
         }
         Ok(())
@@ -259,9 +286,10 @@ fn parse_scale(meta: &ParseNestedMeta) -> syn::Result<Scale> {
             "status_replicas_path" => status = Some(string(&inner)?.value()),
             "label_selector_path" => selector = Some(string(&inner)?.value()),
             _ => {
-                return Err(inner.error(
-                    "unknown key in scale(...): expected spec_replicas_path, status_replicas_path or label_selector_path",
-                ));
+                let known = "spec_replicas_path, status_replicas_path, label_selector_path";
+                return Err(
+                    inner.error(format!("unknown key `{key}` in scale(...): {}", suggest::expected(&key, known)))
+                );
             }
         }
         Ok(())

@@ -58,7 +58,10 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             raw.webhooks.push(parsed);
             Ok(())
         }
-        _ => Err(meta.error(format!("unknown key `{key}` in #[rop(...)] of a BuiltinKind: expected one of {KEYS}"))),
+        _ => Err(meta.error(format!(
+            "unknown key `{key}` in #[rop(...)] of a BuiltinKind: {}",
+            crate::suggest::expected(&key, KEYS)
+        ))),
     }
 }
 

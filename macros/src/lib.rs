@@ -15,6 +15,7 @@ mod schema_attrs;
 mod schema_derive;
 mod selector;
 mod spec_markers;
+mod suggest;
 mod webhook;
 
 use proc_macro::TokenStream;
@@ -45,7 +46,15 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(JsonSchema, attributes(rop, schemars, serde, validate, garde))]
 pub fn derive_json_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    schema_derive::expand(&input, &spec_markers::is_kind_key).unwrap_or_else(syn::Error::into_compile_error).into()
+    schema_derive::expand(&input, &spec_markers::is_kind_key)
+        .unwrap_or_else(|e| {
+            // The type still implements the traits, so one mistake in a marker is one error,
+            // not that plus "JsonSchema is not implemented" wherever the type is used.
+            let mut tokens = e.into_compile_error();
+            tokens.extend(schema_derive::stand_in(&input));
+            tokens
+        })
+        .into()
 }
 
 /// Admission webhooks for a built-in kind (apps/v1 Deployment, v1 Pod, ...) on a marker type:

@@ -45,26 +45,42 @@ const FLAGS: [(&str, &str, &[&str]); 7] = [
 ];
 
 /// Keys another attribute already spells, and the spelling to use instead.
+const ELSEWHERE: [(&[&str], &str); 12] = [
+    (&["minimum", "maximum", "min", "max", "range"], "#[schemars(range(min = ..., max = ...))]"),
+    (
+        &["min_length", "max_length", "min_items", "max_items", "length"],
+        "#[schemars(length(min = ..., max = ...))] (strings: minLength/maxLength; lists: minItems/maxItems)",
+    ),
+    (&["pattern", "regex"], "#[schemars(regex(pattern = r\"...\"))]"),
+    (&["title"], "#[schemars(title = \"...\")]"),
+    (&["description", "doc"], "a doc comment (`/// ...`) or #[schemars(description = \"...\")]"),
+    (&["example"], "#[schemars(example = ...)]"),
+    (
+        &["unique_items"],
+        "#[rop(list_type = \"set\")]: the API server refuses `uniqueItems: true` and checks sets with x-kubernetes-list-type",
+    ),
+    (&["enum", "enumeration"], "#[rop(enum_values = [...])], or a Rust enum"),
+    (&["list_map_key"], "#[rop(list_map_keys = [\"...\"])]"),
+    (&["x_validation", "xvalidation", "cel", "rule"], "#[rop(validation(rule = \"...\", message = \"...\"))]"),
+    (&["pruning", "preserve_unknown"], "#[rop(preserve_unknown_fields)]"),
+    (&["type"], "#[rop(type_ = \"...\")]"),
+];
+
 fn elsewhere(key: &str) -> Option<&'static str> {
-    Some(match key {
-        "minimum" | "maximum" | "min" | "max" | "range" => "#[schemars(range(min = ..., max = ...))]",
-        "min_length" | "max_length" | "min_items" | "max_items" | "length" => {
-            "#[schemars(length(min = ..., max = ...))] (strings: minLength/maxLength; lists: minItems/maxItems)"
-        }
-        "pattern" | "regex" => "#[schemars(regex(pattern = r\"...\"))]",
-        "title" => "#[schemars(title = \"...\")]",
-        "description" | "doc" => "a doc comment (`/// ...`) or #[schemars(description = \"...\")]",
-        "example" => "#[schemars(example = ...)]",
-        "unique_items" => {
-            "#[rop(list_type = \"set\")]: the API server refuses `uniqueItems: true` and checks sets with x-kubernetes-list-type"
-        }
-        "enum" | "enumeration" => "#[rop(enum_values = [...])], or a Rust enum",
-        "list_map_key" => "#[rop(list_map_keys = [\"...\"])]",
-        "x_validation" | "xvalidation" | "cel" | "rule" => "#[rop(validation(rule = \"...\", message = \"...\"))]",
-        "pruning" | "preserve_unknown" => "#[rop(preserve_unknown_fields)]",
-        "type" => "#[rop(type_ = \"...\")]",
-        _ => return None,
-    })
+    ELSEWHERE.iter().find(|(keys, _)| keys.contains(&key)).map(|(_, spelling)| *spelling)
+}
+
+/// The key of another attribute that `key` misspells (`min_lenght`), when it is not closer to
+/// one of rop's own keys (schema markers or kind-level keys), with the spelling to use.
+fn misspelled_elsewhere(key: &str) -> Option<(&'static str, &'static str)> {
+    if crate::suggest::closest(key, KEYS).or_else(|| crate::suggest::closest(key, crate::attrs::KEYS)).is_some() {
+        return None;
+    }
+    let keys: Vec<&str> = ELSEWHERE.iter().flat_map(|(keys, _)| keys.iter().copied()).collect();
+    let known = keys.join(", ");
+    let meant = crate::suggest::closest(key, &known)?;
+    let meant = keys.into_iter().find(|k| *k == meant)?;
+    Some((meant, elsewhere(meant)?))
 }
 
 /// What a marker list says, beyond its markers: for the checks across keys and fields.
@@ -193,9 +209,11 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
                     if inner.input.peek(Token![=]) { inner.value()?.parse::<LitBool>()?.value } else { true };
             }
             _ => {
-                return Err(inner.error(
-                    "unknown key in validation(...): expected rule, message, message_expression, reason, field_path or optional_old_self",
-                ));
+                let known = "rule, message, message_expression, reason, field_path, optional_old_self";
+                return Err(inner.error(format!(
+                    "unknown key `{key}` in validation(...): {}",
+                    crate::suggest::expected(&key, known)
+                )));
             }
         }
         Ok(())
@@ -386,10 +404,20 @@ impl Parsed {
                 }
             }
             _ => {
-                let hint = match elsewhere(&key) {
-                    Some(spelling) => format!("unknown schema marker `{key}` in #[rop(...)]: write {spelling}"),
-                    None if place == Place::Type => crate::spec_markers::unknown_type_key(&key),
-                    None => format!("unknown schema marker `{key}` in #[rop(...)]: expected one of {KEYS}"),
+                let hint = match (elsewhere(&key), misspelled_elsewhere(&key)) {
+                    (Some(spelling), _) => format!("unknown schema marker `{key}` in #[rop(...)]: write {spelling}"),
+                    (None, Some((meant, spelling))) => {
+                        format!(
+                            "unknown schema marker `{key}` in #[rop(...)]: did you mean `{meant}`? write {spelling}"
+                        )
+                    }
+                    (None, None) if place == Place::Type => crate::spec_markers::unknown_type_key(&key),
+                    (None, None) => {
+                        format!(
+                            "unknown schema marker `{key}` in #[rop(...)]: {}",
+                            crate::suggest::expected(&key, KEYS)
+                        )
+                    }
                 };
                 return Err(syn::Error::new(span, hint));
             }

@@ -266,3 +266,23 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
         #kind_spec
     })
 }
+
+/// Implementations of `JsonSchema` and `RopJsonSchema` for a type whose derive failed: they are
+/// never called (the crate does not compile), and they keep the compiler from adding errors
+/// about the missing traits to the one that says what is wrong.
+pub fn stand_in(input: &DeriveInput) -> TokenStream {
+    let ident = &input.ident;
+    let schemars = quote!(::rop::__private::schemars);
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        impl #impl_generics #schemars::JsonSchema for #ident #ty_generics #where_clause {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::core::unreachable!()
+            }
+            fn json_schema(_: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                ::core::unreachable!()
+            }
+        }
+        impl #impl_generics ::rop::schema::RopJsonSchema for #ident #ty_generics #where_clause {}
+    }
+}

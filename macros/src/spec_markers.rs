@@ -18,10 +18,13 @@ pub fn is_kind_key(key: &str) -> bool {
 /// marker. Both derives report it in the same words at the same place, so a spec deriving both
 /// shows it once.
 pub fn unknown_type_key(key: &str) -> String {
-    format!(
-        "unknown key `{key}` in #[rop(...)]: expected one of {KEYS} (kind keys of #[derive(CustomResource)]), or a schema marker: {}",
-        crate::schema_attrs::KEYS
-    )
+    let schema_keys = crate::schema_attrs::KEYS;
+    match crate::suggest::closest(key, KEYS).or_else(|| crate::suggest::closest(key, schema_keys)) {
+        Some(meant) => format!("unknown key `{key}` in #[rop(...)]: did you mean `{meant}`?"),
+        None => format!(
+            "unknown key `{key}` in #[rop(...)]: expected one of {KEYS} (kind keys of #[derive(CustomResource)]), or a schema marker: {schema_keys}"
+        ),
+    }
 }
 
 /// The span of the first schema marker among `attrs` (`type_level`: only the keys a type may

@@ -156,7 +156,7 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
             }
             "namespace_selector" => w.namespace_selector = Some(selector::parse(&string(&inner)?)?),
             "object_selector" => w.object_selector = Some(selector::parse(&string(&inner)?)?),
-            _ => return Err(inner.error(format!("unknown key `{key}` in webhook(...): expected one of {KEYS}"))),
+            _ => return Err(inner.error(format!("unknown key `{key}` in webhook(...): {}", crate::suggest::expected(&key, KEYS)))),
         }
         Ok(())
     })?;

@@ -47,8 +47,10 @@ impl ConversionError {
 /// [`Spoke`] implementations while two versions still have the same fields.
 ///
 /// # Errors
-/// A field with the same name but another shape in `To` (say a string that became a list):
-/// the message names it as serde does; write that field's conversion by hand.
+/// A field with the same name but another shape in `To` (say a string that became a
+/// structure): the message names the field and what serde found, for example
+/// `cannot convert by field names: spec.image: invalid type: map, expected a string: write
+/// this field's conversion by hand`.
 pub fn by_field_names<From: Serialize, To: DeserializeOwned>(object: From) -> Result<To, ConversionError> {
     let mut value = serde_json::to_value(object).map_err(|e| ConversionError::new(e.to_string()))?;
     if let Some(map) = value.as_object_mut() {
@@ -56,5 +58,16 @@ pub fn by_field_names<From: Serialize, To: DeserializeOwned>(object: From) -> Re
         map.remove("apiVersion");
         map.remove("kind");
     }
-    serde_json::from_value(value).map_err(|e| ConversionError::new(format!("cannot convert by field names: {e}")))
+    decode(value).map_err(|e| {
+        ConversionError::new(format!("cannot convert by field names: {e}: write this field's conversion by hand"))
+    })
+}
+
+/// Decodes `value` as `T`; the error names the field where decoding stopped, as a dotted path
+/// (`spec.image: invalid type: map, expected a string`; `.` for the object itself).
+///
+/// # Errors
+/// The first field whose JSON does not fit its Rust type.
+pub(crate) fn decode<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| e.to_string())
 }

@@ -461,6 +461,30 @@ async fn a_failed_conversion_fails_the_whole_review() {
     );
 }
 
+#[tokio::test]
+async fn a_field_of_the_wrong_shape_is_named_in_the_failure() {
+    let server = server();
+    let malformed = json!({
+        "apiVersion": "cache.example.com/v2", "kind": "Cache", "metadata": {"name": "c"},
+        "spec": {"capacity": {"replicas": "three", "memoryMib": 1}},
+    });
+    let answer = server.handle("/convert", conversion_review("cache.example.com/v1", vec![malformed])).await.unwrap();
+    assert_eq!(
+        answer["response"]["result"]["message"],
+        "spec.capacity.replicas: invalid type: string \"three\", expected i32"
+    );
+
+    // v1's size is a number, v2's capacity a structure: converting by name cannot carry it.
+    let v1 = v1::Cache::new("c", v1::CacheSpec { size: Some(3), memory_mib: None });
+    let mut renamed = serde_json::to_value(&v1).unwrap();
+    renamed["spec"]["capacity"] = json!(3);
+    let error = rop::conversion::by_field_names::<_, v2::Cache>(renamed).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot convert by field names: spec.capacity: invalid type: integer `3`, expected struct Capacity: write this field's conversion by hand"
+    );
+}
+
 #[test]
 fn registration_errors_name_the_kind_and_the_fix() {
     #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]

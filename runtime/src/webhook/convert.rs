@@ -77,12 +77,12 @@ where
 }
 
 fn to_hub<H: Serialize, S: Spoke<H> + DeserializeOwned>(object: Value) -> Result<Value, ConversionError> {
-    let spoke: S = serde_json::from_value(object).map_err(|e| ConversionError::new(e.to_string()))?;
+    let spoke: S = crate::conversion::decode(object).map_err(ConversionError::new)?;
     serde_json::to_value(spoke.convert_to_hub()?).map_err(|e| ConversionError::new(e.to_string()))
 }
 
 fn from_hub<H: DeserializeOwned, S: Spoke<H> + Serialize>(object: Value) -> Result<Value, ConversionError> {
-    let hub: H = serde_json::from_value(object).map_err(|e| ConversionError::new(e.to_string()))?;
+    let hub: H = crate::conversion::decode(object).map_err(ConversionError::new)?;
     serde_json::to_value(S::convert_from_hub(hub)?).map_err(|e| ConversionError::new(e.to_string()))
 }
 

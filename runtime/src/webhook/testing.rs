@@ -91,7 +91,7 @@ pub fn patched<K: Serialize + DeserializeOwned>(answer: &Value, original: &K) ->
 /// conversion webhook, as the API server does when a client asks for another version.
 ///
 /// # Errors
-/// The conversion's failure message.
+/// The conversion's failure message, or a decode error naming the field (`spec.image: ...`).
 ///
 /// # Panics
 /// When the server has no conversion webhook.
@@ -114,5 +114,5 @@ pub async fn convert<T: Serialize, U: DeserializeOwned>(
     if result["status"] != "Success" {
         return Err(result["message"].as_str().unwrap_or_default().to_string());
     }
-    serde_json::from_value(answer["response"]["convertedObjects"][0].clone()).map_err(|e| e.to_string())
+    crate::conversion::decode(answer["response"]["convertedObjects"][0].clone())
 }
