@@ -74,11 +74,15 @@ fn edited_code_is_not_thrown_away_without_force() {
 
     assert_eq!(
         error(&run(&dir, "delete", &["--defaulting"])),
-        "error: src/webhook/memcached_v1.rs was edited where rop wrote `pub struct MemcachedDefaulter;`: remove that code yourself, or pass --force to leave it there and remove the rest"
+        "error: rop delete webhook would lose code you wrote, so nothing was changed:
+  src/webhook/memcached_v1.rs: the code rop wrote as `pub struct MemcachedDefaulter;` was edited (--force leaves it in place)
+Move that code elsewhere or undo the edits, then run the command again; or pass --force"
     );
     assert_eq!(
         error(&run(&dir, "delete", &[])),
-        "error: refusing to delete src/webhook/memcached_v1.rs (edited since rop wrote it): pass --force to delete it anyway, losing its edits"
+        "error: rop delete webhook would lose code you wrote, so nothing was changed:
+  src/webhook/memcached_v1.rs: line 20 differs from what rop wrote (--force deletes the file)
+Move that code elsewhere or undo the edits, then run the command again; or pass --force"
     );
     assert_eq!(tree(&dir), edited);
 
@@ -96,8 +100,54 @@ fn edited_code_is_not_thrown_away_without_force() {
     );
     assert!(std::fs::read_to_string(&module).unwrap().contains("object.spec.size.get_or_insert(1);"));
 
-    ok(&dir, "delete", &["--force"]);
+    let out = run(&dir, "delete", &["--force"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "warning: src/webhook/memcached_v1.rs held edits of yours and is deleted (--force)"
+    );
     assert!(!module.exists());
+}
+
+/// Every edited place is named in one refusal, the user's hand-written conversion included,
+/// and the tree stays byte for byte as it was.
+#[test]
+fn every_edit_is_named_before_anything_is_deleted() {
+    let (_tmp, dir) = project();
+    ok(&dir, "create", &["--defaulting", "--conversion", "--spoke", "v1beta1"]);
+    let edit = |path: &str, from: &str, to: &str| {
+        let file = dir.join(path);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(from), "{path}: {text}");
+        std::fs::write(&file, text.replacen(from, to, 1)).unwrap();
+    };
+    edit(
+        "src/webhook/mod.rs",
+        "let spec = Default::default();",
+        "let spec = op_api::v1beta1::MemcachedSpec::default();",
+    );
+    edit(
+        "api/src/v1beta1/memcached_conversion.rs",
+        "        by_field_names(self)\n",
+        "        let hub: HubMemcached = by_field_names(self)?;\n        Ok(hub)\n",
+    );
+    let edited = tree(&dir);
+
+    let refusal = "error: rop delete webhook would lose code you wrote, so nothing was changed:
+  src/webhook/mod.rs: the code rop wrote as `async fn memcached_v1beta1_round_trips_through_the_hub()` was edited (--force leaves it in place)
+  api/src/v1beta1/memcached_conversion.rs: lines 16-17 differ from what rop wrote (--force deletes the file)
+Move that code elsewhere or undo the edits, then run the command again; or pass --force";
+    assert_eq!(error(&run(&dir, "delete", &["--conversion"])), refusal);
+    assert_eq!(error(&run(&dir, "delete", &["--conversion", "--dry-run"])), refusal);
+    assert_eq!(tree(&dir), edited);
+
+    let out = run(&dir, "delete", &["--conversion", "--force"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "warning: api/src/v1beta1/memcached_conversion.rs held edits of yours and is deleted (--force)
+warning: src/webhook/mod.rs keeps the code you edited; it is no longer registered: remove it when you no longer need it"
+    );
+    assert!(!dir.join("api/src/v1beta1/memcached_conversion.rs").exists());
 }
 
 #[test]

@@ -103,11 +103,49 @@ fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> an
     Ok(out.concat())
 }
 
+/// The line that names a fragment of rop's code in a message: its first line of code, not a
+/// comment or an attribute (`async fn memcached_v2_round_trips_through_the_hub()`).
+fn headline(fragment: &str) -> &str {
+    let code = |l: &&str| {
+        let l = l.trim();
+        !l.is_empty() && !l.starts_with("//") && !l.starts_with("#[")
+    };
+    fragment.lines().find(code).unwrap_or("").trim().trim_end_matches('{').trim_end()
+}
+
+/// Where `on_disk` differs from `written` (what rop wrote), in `on_disk`'s line numbers: "line
+/// 12", "lines 12-14", "lines 3 and 12-14".
+fn differing_lines(written: &str, on_disk: &str) -> String {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for op in similar::TextDiff::from_lines(written, on_disk).ops() {
+        let changed = op.new_range();
+        let (first, last) = match op.tag() {
+            similar::DiffTag::Equal => continue,
+            // Lines only rop wrote: the place is the line before the gap.
+            similar::DiffTag::Delete => (changed.start.max(1), changed.start.max(1)),
+            _ => (changed.start + 1, changed.end),
+        };
+        match ranges.last_mut() {
+            Some(previous) if first <= previous.1 + 1 => previous.1 = previous.1.max(last),
+            _ => ranges.push((first, last)),
+        }
+    }
+    let words: Vec<String> =
+        ranges.iter().map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+    let single = ranges.len() == 1 && ranges[0].0 == ranges[0].1;
+    let listed = match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => words.concat(),
+    };
+    format!("{} {listed} {}", if single { "line" } else { "lines" }, if single { "differs" } else { "differ" })
+}
+
 /// Runs `rop delete webhook` in the project at `root`.
 ///
 /// # Errors
 /// Outside a project, a kind version without the webhooks asked for, code edited since rop
-/// wrote it (without `--force`), or a failed write; in every case nothing is changed on disk.
+/// wrote it (without `--force`: one error naming every edited file and where it differs), or a
+/// failed write; in every case nothing is changed on disk.
 pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     let mut project = Project::load(root)?;
     let Some(index) = project
@@ -168,6 +206,8 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
         }
     }
     let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
+    // Code the user wrote where rop's was: every place is named before anything changes.
+    let mut refusals: Vec<String> = Vec::new();
     let mut kept: Vec<String> = Vec::new();
     for i in &scaffold.inserts {
         if needed.contains(&(i.path.clone(), i.fragment.clone())) {
@@ -185,25 +225,45 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
                 kept.push(i.path.clone());
                 continue;
             }
-            bail!(
-                "{} was edited where rop wrote `{}`: remove that code yourself, or pass --force to leave it there and remove the rest",
+            refusals.push(format!(
+                "{}: the code rop wrote as `{}` was edited (--force leaves it in place)",
                 i.path,
-                i.fragment
-                    .lines()
-                    .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with("//"))
-                    .unwrap_or("")
-                    .trim()
-            );
+                headline(&i.fragment)
+            ));
+            continue;
         }
         plan.file(&i.path, removed, IfExists::Overwrite);
     }
+    let mut deleted_edits: Vec<String> = Vec::new();
     for f in scaffold.files.iter().filter(|f| !needed_files.contains(&f.path)) {
         let Some(planned) = plan.current(&f.path)? else { continue };
         // A file is rop's own if its code is the template's once the fragments of the types
         // deleted are out of it (the planned edits above); then what is on disk may go.
         let on_disk = std::fs::read_to_string(root.join(&f.path)).unwrap_or_default();
-        let expected = if markers::same_code(&planned, &f.content) { on_disk } else { f.content.clone() };
-        plan.remove(&f.path, Some(expected));
+        if !markers::same_code(&planned, &f.content) && on_disk != f.content {
+            if args.force {
+                deleted_edits.push(f.path.clone());
+            } else {
+                // What rop wrote: the file with the fragments of the webhooks being deleted.
+                let written = scaffold
+                    .inserts
+                    .iter()
+                    .filter(|i| i.path == f.path)
+                    .try_fold(f.content.clone(), |text, i| markers::insert(&i.path, &text, &i.marker, &i.fragment));
+                refusals.push(format!(
+                    "{}: {} from what rop wrote (--force deletes the file)",
+                    f.path,
+                    differing_lines(&written.unwrap_or_else(|_| f.content.clone()), &on_disk)
+                ));
+            }
+        }
+        plan.remove(&f.path, None);
+    }
+    if !refusals.is_empty() {
+        bail!(
+            "rop delete webhook would lose code you wrote, so nothing was changed:\n{}\nMove that code elsewhere or undo the edits, then run the command again; or pass --force",
+            refusals.iter().map(|r| format!("  {r}")).collect::<Vec<_>>().join("\n")
+        );
     }
     // The webhook manifests go with the last admission webhook.
     let any_admission =
@@ -220,6 +280,9 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
     ui::info(&plan::summary(&changed));
     kept.dedup();
+    for path in &deleted_edits {
+        ui::warning(&format!("{path} held edits of yours and is deleted (--force)"));
+    }
     for path in &kept {
         ui::warning(&format!(
             "{path} keeps the code you edited; it is no longer registered: remove it when you no longer need it"
