@@ -606,3 +606,29 @@ corpus!("Generic",
         pub names: Option<Pair2<String>>,
     }
 );
+
+/// Credentials: an untagged enum whose one-field variant has a doc comment of its own.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
+#[serde(untagged)]
+pub enum Credentials {
+    /// A user and a password.
+    Basic { user: String, password: String },
+    /// A bearer token, with nothing else.
+    Token { token: String },
+}
+
+corpus!("OptionalEnum",
+    /// Enums with data under `Option` keep the schema they have without it.
+    #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+    #[serde(rename_all = "camelCase")]
+    pub struct OptionalEnumsSpec {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub source: Option<Source>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<Limit>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub credentials: Option<Credentials>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub backend: Option<Backend>,
+    }
+);

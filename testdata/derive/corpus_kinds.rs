@@ -35,5 +35,6 @@ fn corpus_crds() -> Vec<CustomResourceDefinition> {
         IntKey::crd(),
         NestedOption::crd(),
         Generic::crd(),
+        OptionalEnum::crd(),
     ]
 }

@@ -49,8 +49,15 @@ pub(crate) fn recursion_point(definition: &Value) -> Map<String, Value> {
 pub(crate) fn make_structural(map: &mut Map<String, Value>) {
     single_type(map);
     map.remove("nullable");
+    let mut collapsed = false;
     for key in ["anyOf", "oneOf"] {
-        drop_null_branches(map, key);
+        collapsed |= drop_null_branches(map, key);
+    }
+    if collapsed {
+        // An `Option` of a schema that is structural already (its alternatives merged, with
+        // only their constraints left in `oneOf`): merging again would lose it.
+        free_form(map);
+        return;
     }
     tuple(map);
     unique_items(map);
@@ -121,25 +128,29 @@ fn is_null_branch(branch: &Value) -> bool {
         || branch.get("const") == Some(&Value::Null)
 }
 
-/// `anyOf: [X, null]` (an `Option` of a named type) → `X`, the node's own keys over it.
-fn drop_null_branches(map: &mut Map<String, Value>, key: &str) {
+/// `anyOf: [X, null]` (an `Option` of a named type) → `X`, the node's own keys over it; true
+/// when that happened.
+fn drop_null_branches(map: &mut Map<String, Value>, key: &str) -> bool {
     if let Some(Value::Array(values)) = map.get_mut("enum") {
         values.retain(|v| !v.is_null());
     }
-    let Some(Value::Array(branches)) = map.get_mut(key) else { return };
+    let Some(Value::Array(branches)) = map.get_mut(key) else { return false };
+    let had_null = branches.iter().any(is_null_branch);
     branches.retain(|b| !is_null_branch(b));
     match branches.len() {
         0 => {
             map.remove(key);
+            false
         }
         1 => {
-            let Some(Value::Array(mut branches)) = map.remove(key) else { return };
+            let Some(Value::Array(mut branches)) = map.remove(key) else { return false };
             if let Value::Object(inner) = branches.remove(0) {
                 let outer = std::mem::take(map);
                 *map = overlay(inner, outer);
             }
+            had_null
         }
-        _ => {}
+        _ => false,
     }
 }
 
@@ -348,8 +359,11 @@ fn merge_objects(map: &mut Map<String, Value>, key: &str, branches: Vec<Map<Stri
             Some(Value::Object(p)) => p,
             _ => Map::new(),
         };
-        // An externally tagged variant's doc comment describes its one property.
-        if branch_props.len() == 1
+        // An externally tagged variant's doc comment describes its one property. schemars
+        // writes tagged enums as `oneOf` and untagged ones as `anyOf`, where a one-field
+        // variant's doc comment describes the variant, not the field.
+        if key == "oneOf"
+            && branch_props.len() == 1
             && let Some(description) = branch.get("description")
             && let Some(Value::Object(only)) = branch_props.values_mut().next()
         {

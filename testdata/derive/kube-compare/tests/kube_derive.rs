@@ -90,6 +90,7 @@ mod kube_side {
             ("IntKey", IntKey::crd),
             ("NestedOption", NestedOption::crd),
             ("Generic", Generic::crd),
+            ("OptionalEnum", OptionalEnum::crd),
         ];
         let quiet = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
@@ -195,7 +196,7 @@ const EXPECTED: &[(&str, Kube, &str)] = &[
         "both accepted; rop gives controller-gen's short schemas (ObjectMeta just an object, Condition with its validations), kube-derive inlines k8s-openapi's",
     ),
     ("Newtype", Kube::Accepted, "both right"),
-    ("ScalarVariant", Kube::Accepted, "both right"),
+    ("ScalarVariant", Kube::Accepted, "both right; rop keeps the enum's schema under Option, as it did not before"),
     ("WithStatus", Kube::Accepted, "both right"),
     (
         "Validation",
@@ -216,6 +217,11 @@ const EXPECTED: &[(&str, Kube, &str)] = &[
     ),
     ("NestedOption", Kube::Accepted, "both accepted"),
     ("Generic", Kube::Accepted, "rop applies the generic type's markers; kube-derive has no such attributes"),
+    (
+        "OptionalEnum",
+        Kube::Panics,
+        "rop: each enum keeps the schema it has without Option; kube-derive panics in crd()",
+    ),
 ];
 
 fn errors(crd: &Value) -> BTreeSet<&'static str> {
