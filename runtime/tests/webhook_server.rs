@@ -485,6 +485,40 @@ async fn a_field_of_the_wrong_shape_is_named_in_the_failure() {
     );
 }
 
+#[tokio::test]
+async fn a_defaulted_object_that_does_not_serialise_is_denied_not_a_crash() {
+    fn refuse_poison<S: serde::Serializer>(note: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        match note.as_deref() {
+            Some("poison") => Err(serde::ser::Error::custom("a poisoned note cannot be written")),
+            other => other.serialize(s),
+        }
+    }
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
+    #[rop(group = "cache.example.com", version = "v1", kind = "Cache")]
+    #[rop(webhook(mutating, path = "/mutate-poison"))]
+    struct CacheSpec {
+        #[serde(default, serialize_with = "refuse_poison")]
+        note: Option<String>,
+    }
+    struct Poisoner;
+    impl Defaulter for Poisoner {
+        type Kind = Cache;
+        async fn default(&self, object: &mut Cache) -> Result<(), Denied> {
+            object.spec.note = Some("poison".into());
+            Ok(())
+        }
+    }
+    let server = Server::new().defaulter(Poisoner).unwrap();
+    let answer = server.handle("/mutate-poison", review("CREATE", Some(object(json!({}))), None)).await;
+    let response = response(answer);
+    assert_eq!(response["allowed"], false);
+    assert_eq!(response["status"]["code"], 403);
+    assert_eq!(
+        response["status"]["message"],
+        "the defaulted object cannot be written as JSON: a poisoned note cannot be written"
+    );
+}
+
 #[test]
 fn registration_errors_name_the_kind_and_the_fix() {
     #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]

@@ -134,7 +134,15 @@ pub(crate) async fn default<D: Defaulter>(defaulter: &D, body: Value) -> Value {
     if let Err(denied) = defaulter.default(&mut typed).await {
         return review_json(refuse(&request, &denied));
     }
-    let defaulted = serde_json::to_value(&typed).expect("a decoded object serialises again");
+    // The defaulter may have set a value its type cannot write (a custom `Serialize` that
+    // fails): the request is refused with the reason, and the server keeps running.
+    let defaulted = match serde_json::to_value(&typed) {
+        Ok(defaulted) => defaulted,
+        Err(e) => {
+            let message = format!("the defaulted object cannot be written as JSON: {e}");
+            return review_json(refuse(&request, &Denied::new(message)));
+        }
+    };
     let patch = json_patch::diff(&original, &defaulted);
     let response = AdmissionResponse::from(&request);
     if patch.0.is_empty() {
