@@ -29,11 +29,34 @@ pub fn check_project_name(name: &str) -> Result<(), NameError> {
     } else if dns_label(name) {
         Ok(())
     } else {
-        let suggestion = name.to_snake_case().replace('_', "-");
+        let fix = match project_name_like(name) {
+            Some(suggestion) => format!("use --project-name {suggestion}"),
+            None => "choose one with --project-name, e.g. --project-name my-operator".to_string(),
+        };
         Err(NameError(format!(
-            "project name \"{name}\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name {suggestion}"
+            "project name \"{name}\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): {fix}"
         )))
     }
+}
+
+/// A valid project name close to `name`: letters with accents written in ASCII (`ünï` →
+/// `uni`), words joined by '-', at most 63 characters; `None` when nothing of `name` is left.
+fn project_name_like(name: &str) -> Option<String> {
+    let ascii = deunicode::deunicode(name).to_snake_case();
+    let mut out = String::new();
+    for c in ascii.chars() {
+        let c = if c.is_ascii_lowercase() || c.is_ascii_digit() { c } else { '-' };
+        if !(c == '-' && (out.is_empty() || out.ends_with('-'))) {
+            out.push(c);
+        }
+    }
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "op-");
+    }
+    out.truncate(63);
+    let out = out.trim_end_matches('-').to_string();
+    let valid = dns_label(&out) && !["rop", "rop-macros", "rop-cli"].contains(&out.as_str());
+    (valid && out != name).then_some(out)
 }
 
 /// Checks a domain (DNS-1123 subdomain), e.g. `example.com`.

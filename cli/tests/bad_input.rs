@@ -95,7 +95,19 @@ fn cases() -> Vec<Case> {
             args: &["init", "--project-name", "a-project-name-that-is-far-too-long-to-be-a-kubernetes-label-xyz"],
             setup: Empty,
             code: 1,
-            message: "project name \"a-project-name-that-is-far-too-long-to-be-a-kubernetes-label-xyz\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name a-project-name-that-is-far-too-long-to-be-a-kubernetes-label-xyz",
+            message: "project name \"a-project-name-that-is-far-too-long-to-be-a-kubernetes-label-xyz\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name a-project-name-that-is-far-too-long-to-be-a-kubernetes-label-xy",
+        },
+        Case {
+            args: &["init", "--project-name", "ünï-operator"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"ünï-operator\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name uni-operator",
+        },
+        Case {
+            args: &["init", "--project-name", "__"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"__\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): choose one with --project-name, e.g. --project-name my-operator",
         },
         Case {
             args: &["init", "--license", "gpl"],
@@ -602,6 +614,23 @@ fn cases() -> Vec<Case> {
             message: "unexpected argument '--flavour'",
         },
     ]
+}
+
+#[test]
+fn a_folder_name_that_is_no_project_name_gets_a_valid_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ünï-operator");
+    std::fs::create_dir(&dir).unwrap();
+    let out = rop(&dir, &["init", "--domain", "example.com"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: project name \"ünï-operator\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name uni-operator (without --project-name, the project is named after its folder)"
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    let out =
+        rop(&dir, &["init", "--domain", "example.com", "--project-name", "uni-operator", "--rop-version", "0.1.0"]);
+    assert!(out.status.success(), "the suggested name is accepted: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]

@@ -123,7 +123,12 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
     }
     let dir_name = root.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     let project_name = args.project_name.clone().unwrap_or(dir_name);
-    names::check_project_name(&project_name)?;
+    if let Err(e) = names::check_project_name(&project_name) {
+        if args.project_name.is_none() {
+            bail!("{e} (without --project-name, the project is named after its folder)");
+        }
+        return Err(e.into());
+    }
     names::check_domain(&args.domain)?;
     let repo = args.repo.clone().unwrap_or_else(|| format!("github.com/example/{project_name}"));
     let project = Project {
