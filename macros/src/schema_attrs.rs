@@ -90,6 +90,8 @@ pub struct Parsed {
     pub markers: Vec<TokenStream>,
     /// The fields named in one-of markers, with their spans.
     pub one_of_fields: Vec<Ident>,
+    /// Where `optional` is written, if it is.
+    pub optional: Option<Span>,
     seen: Vec<String>,
     list_type: Option<(String, Span)>,
     list_map_keys: Option<Span>,
@@ -333,7 +335,12 @@ impl Parsed {
             "required" | "optional" => {
                 only(&[Place::Field])?;
                 self.once(&key, span, &["required", "optional"])?;
-                if key == "required" { m(quote!(Required)) } else { m(quote!(Optional)) }
+                if key == "required" {
+                    m(quote!(Required))
+                } else {
+                    self.optional = Some(span);
+                    m(quote!(Optional))
+                }
             }
             "default" => {
                 self.once(&key, span, &["default_json"])?;

@@ -38,18 +38,53 @@ fn has_container_default(attrs: &[Attribute]) -> bool {
     })
 }
 
+/// Whether serde accepts an object without `field`: an `Option`, a `#[serde(default)]` (or
+/// `default = "..."`, `skip`, `skip_deserializing`) field, or any field of a
+/// `#[serde(default)]` struct.
+fn serde_may_omit(field: &syn::Field, container_default: bool) -> bool {
+    let option = matches!(&field.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"));
+    let defaulted = field.attrs.iter().filter(|a| a.path().is_ident("serde")).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            if ["default", "skip", "skip_deserializing"].iter().any(|k| meta.path.is_ident(k)) {
+                found = true;
+            }
+            schema_attrs::skip_value(&meta)
+        });
+        found
+    });
+    option || defaulted || container_default
+}
+
 /// The markers of one field, as the field attributes of the copy; `members` are the fields a
 /// one-of marker of the type names.
 fn field_attrs(
     field: &syn::Field,
     index: usize,
     members: &[syn::Ident],
+    container_default: bool,
     errors: &mut Option<syn::Error>,
 ) -> TokenStream {
     let ty = schema_attrs::field_default_type(&field.ty);
     let mut markers = Vec::new();
     match schema_attrs::parse(&field.attrs, Place::Field, &ty, &|_| false) {
-        Ok((parsed, _)) => markers = parsed.markers,
+        Ok((parsed, _)) => {
+            // The API server would store objects without the field, which the operator then
+            // cannot read (`missing field`).
+            if let Some(span) = parsed.optional.filter(|_| !serde_may_omit(field, container_default)) {
+                let name = field.ident.as_ref().map_or_else(|| index.to_string(), ToString::to_string);
+                combine(
+                    errors,
+                    syn::Error::new(
+                        span,
+                        format!(
+                            "`{name}` is optional in the schema but serde requires it, so objects without it would not deserialize: add #[serde(default)] to the field (its type needs a Default), or make it an Option<...>"
+                        ),
+                    ),
+                );
+            }
+            markers = parsed.markers;
+        }
         Err(e) => combine(errors, e),
     }
     let name = field.ident.as_ref().map(ToString::to_string).unwrap_or_else(|| index.to_string());
@@ -80,9 +115,14 @@ fn field_attrs(
     }
 }
 
-fn fields_of(fields: &Fields, members: &[syn::Ident], errors: &mut Option<syn::Error>) -> TokenStream {
+fn fields_of(
+    fields: &Fields,
+    members: &[syn::Ident],
+    container_default: bool,
+    errors: &mut Option<syn::Error>,
+) -> TokenStream {
     let each = fields.iter().enumerate().map(|(i, f)| {
-        let attrs = field_attrs(f, i, members, errors);
+        let attrs = field_attrs(f, i, members, container_default, errors);
         let (vis, ident, ty) = (&f.vis, &f.ident, &f.ty);
         match ident {
             Some(ident) => quote!(#attrs #vis #ident: #ty),
@@ -146,7 +186,7 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
     let mirror = format_ident!("__RopSchema{}", ident);
     let body = match &input.data {
         Data::Struct(s) => {
-            let fields = fields_of(&s.fields, &members, &mut errors);
+            let fields = fields_of(&s.fields, &members, has_container_default(&input.attrs), &mut errors);
             let generics = &input.generics;
             let where_clause = &input.generics.where_clause;
             match s.fields {
@@ -170,7 +210,7 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
                 }
                 let attrs = copied(&v.attrs);
                 let name = &v.ident;
-                let fields = fields_of(&v.fields, &[], &mut errors);
+                let fields = fields_of(&v.fields, &[], false, &mut errors);
                 let discriminant = v.discriminant.as_ref().map(|(eq, d)| quote!(#eq #d));
                 quote!(#(#attrs)* #name #fields #discriminant)
             });

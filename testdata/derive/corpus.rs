@@ -458,6 +458,7 @@ corpus!("Presence",
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub must: Option<String>,
         #[rop(optional)]
+        #[serde(default)]
         pub may: String,
         #[rop(nullable)]
         pub can_be_null: Option<String>,

@@ -132,11 +132,11 @@ pub mod v1 {
         pub nested_struct_with_several_fields_double_marked: NestedStructWithSeveralFields,
         pub just_nested_object: Option<NestedObject>,
         #[rop(optional)]
-        pub explicitly_optional_kubebuilder: String,
+        pub explicitly_optional_kubebuilder: Option<String>,
         #[rop(optional)]
-        pub explicitly_optional_kubernetes: String,
+        pub explicitly_optional_kubernetes: Option<String>,
         #[rop(optional)]
-        pub explicitly_optional_k8s: String,
+        pub explicitly_optional_k8s: Option<String>,
         #[rop(required)]
         pub explicitly_required_kubebuilder: Option<String>,
         #[rop(required)]
