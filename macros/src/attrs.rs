@@ -78,10 +78,12 @@ pub struct CrdExtras {
     pub annotations: Vec<(String, String)>,
     pub skip_version: bool,
     pub max_desc_len: Option<usize>,
+    /// `root_validation(...)` rules, as `rop::schema::Rule` expressions.
+    pub root_rules: Vec<proc_macro2::TokenStream>,
 }
 
 /// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
-pub const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches, webhook, selectable_field, label, annotation, skip_version, max_desc_len";
+pub const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches, webhook, selectable_field, label, annotation, skip_version, max_desc_len, root_validation";
 
 #[derive(Default)]
 struct Raw {
@@ -364,7 +366,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             raw.webhooks.push(parsed);
             Ok(())
         }
-        "selectable_field" | "label" | "annotation" | "skip_version" | "max_desc_len" => {
+        "selectable_field" | "label" | "annotation" | "skip_version" | "max_desc_len" | "root_validation" => {
             crate::crd_keys::parse(&mut raw.crd, meta, &key)
         }
         // Schema markers on the spec type belong to `#[derive(rop::JsonSchema)]`.

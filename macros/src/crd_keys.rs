@@ -1,5 +1,6 @@
 //! The CRD-level keys of `#[rop(...)]` beyond names and versions: controller-gen's
-//! `+kubebuilder:selectablefield`, `+kubebuilder:metadata`, `+kubebuilder:skipversion` and the
+//! `+kubebuilder:selectablefield`, `+kubebuilder:metadata`, `+kubebuilder:skipversion`,
+//! `+kubebuilder:validation:XValidation` on the kind's root type (`root_validation`) and the
 //! `crd:maxDescLen` option.
 
 use proc_macro2::TokenStream;
@@ -41,6 +42,7 @@ pub fn parse(extras: &mut CrdExtras, meta: &ParseNestedMeta, key: &str) -> syn::
             let list = if key == "label" { &mut extras.labels } else { &mut extras.annotations };
             list.push((name.value(), value.value()));
         }
+        "root_validation" => extras.root_rules.push(crate::schema_attrs::rule_value(meta)?),
         "skip_version" => {
             if extras.skip_version {
                 return Err(meta.error("`skip_version` is given twice in #[rop(...)]: keep one"));
@@ -55,6 +57,18 @@ pub fn parse(extras: &mut CrdExtras, meta: &ParseNestedMeta, key: &str) -> syn::
         }
     }
     Ok(())
+}
+
+/// The `CustomResource::root_rules` override for `extras`, if it has rules.
+pub fn root_rules(extras: &CrdExtras) -> Option<TokenStream> {
+    let rules = &extras.root_rules;
+    (!rules.is_empty()).then(|| {
+        quote! {
+            fn root_rules() -> ::std::vec::Vec<::rop::schema::Rule> {
+                ::std::vec![#(#rules),*]
+            }
+        }
+    })
 }
 
 /// The `KindDefinition` fields for `extras`.

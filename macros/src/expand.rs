@@ -119,6 +119,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
     };
     let webhooks = attrs.webhooks.iter().map(expand_webhook);
     let crd_extras = crate::crd_keys::definition_fields(&attrs.crd);
+    let root_rules = crate::crd_keys::root_rules(&attrs.crd);
     let owns = related(&attrs.owns);
     let watches = related(&attrs.watches);
 
@@ -235,6 +236,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 webhooks: &[#(#webhooks),*],
                 #crd_extras
             };
+            #root_rules
         }
 
         impl ::rop::WebhookTarget for #root {

@@ -179,6 +179,14 @@ fn json_values(meta: &ParseNestedMeta) -> syn::Result<Vec<TokenStream>> {
 }
 
 fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
+    let rule = rule_value(meta)?;
+    Ok(quote!(::rop::schema::Marker::Validation(#rule)))
+}
+
+/// `validation(rule = "...", ...)` (or `root_validation(...)`) as a `rop::schema::Rule`
+/// expression.
+pub fn rule_value(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
+    let what = meta.path.get_ident().map_or_else(|| "validation".to_string(), ToString::to_string);
     let span = meta.path.span();
     let (mut rule, mut message, mut message_expression, mut reason, mut field_path) = (None, None, None, None, None);
     let mut optional_old_self = false;
@@ -212,16 +220,14 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
             }
             _ => {
                 let known = "rule, message, message_expression, reason, field_path, optional_old_self";
-                return Err(inner.error(format!(
-                    "unknown key `{key}` in validation(...): {}",
-                    crate::suggest::expected(&key, known)
-                )));
+                return Err(inner
+                    .error(format!("unknown key `{key}` in {what}(...): {}", crate::suggest::expected(&key, known))));
             }
         }
         Ok(())
     })?;
     let Some(rule) = rule else {
-        return Err(syn::Error::new(span, "validation(...) needs `rule = \"<CEL expression>\"`"));
+        return Err(syn::Error::new(span, format!("{what}(...) needs `rule = \"<CEL expression>\"`")));
     };
     if rule.value().trim().is_empty() {
         return Err(syn::Error::new(
@@ -236,14 +242,14 @@ fn parse_rule(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
     let (message, message_expression, field_path) = (opt(message), opt(message_expression), opt(field_path));
     let reason =
         reason.map(|r| quote!(::core::option::Option::Some(#r))).unwrap_or(quote!(::core::option::Option::None));
-    Ok(quote!(::rop::schema::Marker::Validation(::rop::schema::Rule {
+    Ok(quote!(::rop::schema::Rule {
         rule: ::std::string::String::from(#rule),
         message: #message,
         message_expression: #message_expression,
         reason: #reason,
         field_path: #field_path,
         optional_old_self: #optional_old_self,
-    })))
+    }))
 }
 
 /// The type a field's `default = ...` must have: the field's type, or `T` of an `Option<T>`.

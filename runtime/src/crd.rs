@@ -45,6 +45,10 @@ pub fn root_schema<K: CustomResource + ?Sized>() -> Value {
         "properties": properties,
         "required": ["spec"],
     });
+    let rules = K::root_rules();
+    if !rules.is_empty() {
+        root["x-kubernetes-validations"] = serde_json::to_value(rules).expect("a rule is plain strings and flags");
+    }
     if let Some(max) = def.max_desc_len {
         cap_descriptions(&mut root, max);
     }

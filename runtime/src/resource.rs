@@ -248,6 +248,14 @@ pub trait CustomResource {
         crate::crd::for_kind::<Self>()
     }
 
+    /// The `x-kubernetes-validations` rules on the root of the schema (`root_validation(...)`
+    /// in `#[rop(...)]`, controller-gen's `+kubebuilder:validation:XValidation` on the kind's
+    /// type), where `self` is the whole object: `self.metadata.name`, `self.spec`,
+    /// `self.status`. None by default.
+    fn root_rules() -> Vec<crate::schema::Rule> {
+        Vec::new()
+    }
+
     /// RBAC rules this kind's controller needs: on the kind itself the resource with every verb
     /// a reconciler uses, `/status` get/update/patch and `/finalizers` update (the three
     /// `+kubebuilder:rbac` markers kubebuilder scaffolds on a controller); then the kinds it

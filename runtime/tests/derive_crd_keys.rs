@@ -1,5 +1,6 @@
-//! CRD-level keys: selectable fields, CRD labels and annotations, skipped versions and the
-//! description cap (controller-gen's selectablefield, metadata, skipversion and maxDescLen).
+//! CRD-level keys: selectable fields, CRD labels and annotations, skipped versions, the
+//! description cap and rules on the root (controller-gen's selectablefield, metadata,
+//! skipversion, maxDescLen and XValidation on the kind's type).
 
 use kube_core::CustomResourceExt;
 use rop::crd::{MergeError, merge};
@@ -33,6 +34,42 @@ mod v2 {
         /// Dropped.
         pub color: String,
     }
+}
+
+mod rooted {
+    use super::*;
+
+    #[derive(rop::CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+    #[rop(group = "example.com", version = "v1", kind = "Gadget")]
+    #[rop(root_validation(rule = "self.metadata.name.size() <= 20", message = "names are at most 20 characters"))]
+    #[rop(root_validation(
+        rule = "self.spec.replicas <= 5 || self.metadata.name.startsWith('big-')",
+        message_expression = "'only big- objects may have ' + string(self.spec.replicas) + ' replicas'",
+        reason = "FieldValueForbidden",
+        field_path = ".spec.replicas"
+    ))]
+    pub struct GadgetSpec {
+        pub replicas: i32,
+    }
+}
+
+#[test]
+fn root_rules_sit_on_the_root_of_the_schema() {
+    let crd = serde_json::to_value(rooted::Gadget::crd()).unwrap();
+    let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    assert_eq!(
+        schema["x-kubernetes-validations"],
+        json!([
+            {"rule": "self.metadata.name.size() <= 20", "message": "names are at most 20 characters"},
+            {
+                "rule": "self.spec.replicas <= 5 || self.metadata.name.startsWith('big-')",
+                "messageExpression": "'only big- objects may have ' + string(self.spec.replicas) + ' replicas'",
+                "reason": "FieldValueForbidden",
+                "fieldPath": ".spec.replicas",
+            },
+        ])
+    );
+    assert!(schema["properties"]["spec"].get("x-kubernetes-validations").is_none());
 }
 
 #[test]

@@ -21,9 +21,23 @@ pub mod cronjob {
     include!("../../testdata/derive/cronjob.rs");
 }
 
+/// Rules on the whole object (`root_validation`), where `self.metadata.name` is in scope.
+#[derive(rop::CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[rop(group = "corpus.rop.dev", version = "v1", kind = "RootRule")]
+#[rop(root_validation(rule = "self.metadata.name.size() <= 20", message = "names are at most 20 characters"))]
+#[rop(root_validation(
+    rule = "self.spec.replicas <= 5 || self.metadata.name.startsWith('big-')",
+    message = "only big- objects may have more than 5 replicas",
+    field_path = ".spec.replicas"
+))]
+pub struct RootRuleSpec {
+    pub replicas: i32,
+}
+
 fn all_crds() -> Vec<CustomResourceDefinition> {
     use rop::CustomResource as _;
     let mut crds = corpus_crds();
+    crds.push(RootRule::crd());
     crds.extend(
         rop::crd::merge(vec![
             cronjob::v1::CronJob::custom_resource_definition(),
@@ -110,6 +124,15 @@ async fn objects(client: kube::Client) {
         let err = dynamic.create(&PostParams::default(), &serde_json::from_value(bad).unwrap()).await.unwrap_err();
         assert!(err.to_string().contains(field), "{spec}: {err}");
     }
+
+    let api: Api<RootRule> = Api::namespaced(client.clone(), ns);
+    create(&api, &RootRule::new("big-one", RootRuleSpec { replicas: 9 })).await.unwrap();
+    let err =
+        create(&api, &RootRule::new("a-name-longer-than-twenty", RootRuleSpec { replicas: 1 })).await.unwrap_err();
+    assert!(err.to_string().contains("names are at most 20 characters"), "{err}");
+    let err = create(&api, &RootRule::new("small", RootRuleSpec { replicas: 9 })).await.unwrap_err();
+    assert!(err.to_string().contains("spec.replicas: Invalid value"), "{err}");
+    assert!(err.to_string().contains("only big- objects may have more than 5 replicas"), "{err}");
 
     let api: Api<UntaggedIntOrString> = Api::namespaced(client.clone(), ns);
     let sent = UntaggedIntOrString::new(

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 #[rop(selectable_field = "spec.color")]
 #[rop(label("team"))]
 #[rop(skip_version, skip_version)]
+#[rop(root_validation(message = "no rule"))]
 pub struct WidgetSpec {
     pub color: String,
 }
