@@ -100,6 +100,12 @@ const ALLOWED: &[(&str, &str)] = &[
     ("/spec/versions/v1beta2/schema/openAPIV3Schema/properties/spec", "a kind always has a spec"),
     ("/spec/versions/v1beta1/schema/openAPIV3Schema/properties/status", "the status subresource has a status schema"),
     ("/spec/versions/v1beta2/schema/openAPIV3Schema/properties/status", "the status subresource has a status schema"),
+    // An embedded ObjectMeta keeps the labels and annotations a user sets on a template, as
+    // controller-gen does with crd:generateEmbeddedObjectMeta=true; its golden file is without.
+    (
+        "spec/properties/jobTemplate/properties/metadata/properties",
+        "embedded ObjectMeta as with generateEmbeddedObjectMeta=true",
+    ),
     // Go's `int` has no format; Rust integers always have a width.
     ("spec/properties/array/items/format", "Rust integers carry their width"),
     ("spec/properties/associativeList/items/properties/secondary/format", "Rust integers carry their width"),

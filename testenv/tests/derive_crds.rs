@@ -125,6 +125,30 @@ async fn objects(client: kube::Client) {
         assert!(err.to_string().contains(field), "{spec}: {err}");
     }
 
+    // An ObjectMeta inside the spec keeps what a user may set on a template; the rest is pruned.
+    let api: Api<KnownType> = Api::namespaced(client.clone(), ns);
+    let template = ObjectMeta {
+        labels: Some([("app".to_string(), "web".to_string())].into()),
+        annotations: Some([("note".to_string(), "kept".to_string())].into()),
+        uid: Some("pruned".into()),
+        ..ObjectMeta::default()
+    };
+    let sent = KnownType::new(
+        "template",
+        KnownTypesSpec {
+            memory: Quantity("1Gi".into()),
+            max_unavailable: IntOrString::Int(1),
+            started: None,
+            observed: None,
+            template_metadata: template.clone(),
+            owner: None,
+            payload: RawExtension(json!({})),
+            conditions: vec![],
+        },
+    );
+    let got = create(&api, &sent).await.unwrap();
+    assert_eq!(got.spec.template_metadata, ObjectMeta { uid: None, ..template });
+
     let api: Api<RootRule> = Api::namespaced(client.clone(), ns);
     create(&api, &RootRule::new("big-one", RootRuleSpec { replicas: 9 })).await.unwrap();
     let err =

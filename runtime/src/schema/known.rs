@@ -2,7 +2,8 @@
 //! matched by the schema name k8s-openapi gives each type.
 //!
 //! k8s-openapi describes these types with their long upstream descriptions and, for
-//! `ObjectMeta`, every field; controller-gen writes the short schemas below, which keep CRDs
+//! `ObjectMeta`, every field; controller-gen writes the short schemas below (`ObjectMeta` as
+//! with its `generateEmbeddedObjectMeta` option), which keep CRDs
 //! small and give `Quantity` and `IntOrString` the `anyOf` the API server's tools expect.
 //! `Condition` gets the validations of `metav1.Condition`'s own markers, which k8s-openapi's
 //! schema lacks.
@@ -35,7 +36,7 @@ pub(crate) fn schema(name: &str) -> Option<Map<String, Value>> {
         "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON" => {
             json!({ "x-kubernetes-preserve-unknown-fields": true })
         }
-        _ if name == format!("{META}ObjectMeta") => json!({ "type": "object" }),
+        _ if name == format!("{META}ObjectMeta") => embedded_object_meta(),
         _ if name == format!("{META}Condition") => condition(),
         "io.k8s.api.core.v1.ObjectReference" => object_reference(),
         _ => return None,
@@ -44,6 +45,25 @@ pub(crate) fn schema(name: &str) -> Option<Map<String, Value>> {
         Value::Object(map) => Some(map),
         _ => None,
     }
+}
+
+/// An `ObjectMeta` inside a spec (a `PodTemplateSpec`'s, an embedded object's): the name,
+/// namespace, labels, annotations and finalizers a user may set there, as controller-gen writes
+/// it with `crd:generateEmbeddedObjectMeta=true`. Without these properties the API server would
+/// prune the labels a user puts on a pod template. The root's own `metadata` is not this: the
+/// API server validates it itself (`crd::root_schema` writes `{type: object}`).
+fn embedded_object_meta() -> Value {
+    let strings = json!({ "type": "object", "additionalProperties": { "type": "string" } });
+    json!({
+        "type": "object",
+        "properties": {
+            "annotations": strings,
+            "finalizers": { "type": "array", "items": { "type": "string" } },
+            "labels": strings,
+            "name": { "type": "string" },
+            "namespace": { "type": "string" },
+        },
+    })
 }
 
 /// `metav1.Condition` with the validations of its markers, as controller-gen emits it.
