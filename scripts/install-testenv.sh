@@ -59,8 +59,9 @@ if up_to_date etcd "$ETCD_VERSION" && up_to_date kube-apiserver "$K8S_VERSION"; 
   exit 0
 fi
 
+log "building etcd $ETCD_VERSION and kube-apiserver $K8S_VERSION into $BIN (about 8 minutes once; later runs reuse them)"
 command -v go >/dev/null 2>&1 ||
-  die "Go is required to build etcd and kube-apiserver (https://go.dev/dl/, 1.26 or newer); it is not on PATH"
+  die "Go is required to build etcd and kube-apiserver (https://go.dev/dl/, 1.26 or newer); it is not on PATH. Or point ROP_TESTENV_DIR at a folder that already holds both binaries (setup-envtest's, for one)"
 GO_VERSION="$(go env GOVERSION 2>/dev/null)" || die "\`go env GOVERSION\` failed; is Go installed correctly?"
 case "$GO_VERSION" in
   go1.2[6-9]* | go1.[3-9][0-9]* | go[2-9]*) ;;

@@ -23,10 +23,10 @@ use clap::{CommandFactory, Parser, Subcommand};
 )]
 struct Cli {
     /// Print only errors and warnings.
-    #[arg(long, short, global = true, conflicts_with = "verbose")]
+    #[arg(long, short, global = true, conflicts_with = "verbose", display_order = 1000)]
     quiet: bool,
     /// Also print what rop runs and decides.
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, display_order = 1000)]
     verbose: bool,
     #[command(subcommand)]
     command: Commands,

@@ -91,7 +91,7 @@ Move that code elsewhere or undo the edits, then run the command again; or pass 
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim_end(),
-        "warning: src/webhook/memcached_v1.rs keeps the code you edited; it is no longer registered: remove it when you no longer need it"
+        "warning: src/webhook/memcached_v1.rs keeps the code you edited, `pub struct MemcachedDefaulter;`; it is no longer registered: remove it when you no longer need it"
     );
     let registrations = std::fs::read_to_string(dir.join("src/webhook/mod.rs")).unwrap();
     assert!(
@@ -145,7 +145,7 @@ Move that code elsewhere or undo the edits, then run the command again; or pass 
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).trim_end(),
         "warning: api/src/v1beta1/memcached_conversion.rs held edits of yours and is deleted (--force)
-warning: src/webhook/mod.rs keeps the code you edited; it is no longer registered: remove it when you no longer need it"
+warning: src/webhook/mod.rs keeps the test you edited, `async fn memcached_v1beta1_round_trips_through_the_hub()`: it tests the webhook just deleted and will fail; remove it"
     );
     assert!(!dir.join("api/src/v1beta1/memcached_conversion.rs").exists());
 }

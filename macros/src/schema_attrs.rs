@@ -131,8 +131,13 @@ fn one_of_values(lit: &LitStr, allowed: &[&str], key: &str) -> syn::Result<Strin
     }
 }
 
+/// `["a", "b"]`, or one string `"a"` for a list of one.
 fn strings(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
     let value = meta.value()?;
+    // One string stands for a list of one: `list_map_keys = "name"`.
+    if value.peek(LitStr) {
+        return Ok(vec![value.parse()?]);
+    }
     let content;
     syn::bracketed!(content in value);
     Ok(content.parse_terminated(|p| p.parse::<LitStr>(), Token![,])?.into_iter().collect())

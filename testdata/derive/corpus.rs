@@ -419,7 +419,8 @@ pub struct WithStatusStatus {
     pub replicas: i32,
     pub selector: Option<String>,
     #[serde(default)]
-    #[rop(list_type = "map", list_map_keys = ["type"])]
+    // One key may be written as a string.
+    #[rop(list_type = "map", list_map_keys = "type")]
     pub conditions: Vec<Condition>,
 }
 

@@ -19,7 +19,8 @@ use crate::ui;
 /// Flags of `rop create webhook`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:
-  rop create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation
+  rop create webhook --group cache --version v1alpha1 --kind Memcached \\
+      --defaulting --programmatic-validation
   rop create webhook --group cache --version v1 --kind Memcached --conversion --spoke v1alpha1,v2")]
 pub struct CreateWebhookArgs {
     /// API group without the domain, e.g. `cache`.

@@ -208,7 +208,8 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
     // Code the user wrote where rop's was: every place is named before anything changes.
     let mut refusals: Vec<String> = Vec::new();
-    let mut kept: Vec<String> = Vec::new();
+    // Edited code left in place with --force: its file, its first line, and whether it is a test.
+    let mut kept: Vec<(String, String, bool)> = Vec::new();
     for i in &scaffold.inserts {
         if needed.contains(&(i.path.clone(), i.fragment.clone())) {
             continue;
@@ -222,7 +223,7 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
         if removed == current && i.path.ends_with(".rs") && !i.fragment.trim().is_empty() {
             if args.force {
                 // The code was edited: it stays, unregistered, for the user to remove or reuse.
-                kept.push(i.path.clone());
+                kept.push((i.path.clone(), headline(&i.fragment).to_string(), i.fragment.contains("#[tokio::test]")));
                 continue;
             }
             refusals.push(format!(
@@ -283,10 +284,16 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     for path in &deleted_edits {
         ui::warning(&format!("{path} held edits of yours and is deleted (--force)"));
     }
-    for path in &kept {
-        ui::warning(&format!(
-            "{path} keeps the code you edited; it is no longer registered: remove it when you no longer need it"
-        ));
+    for (path, code, test) in &kept {
+        ui::warning(&if *test {
+            format!(
+                "{path} keeps the test you edited, `{code}`: it tests the webhook just deleted and will fail; remove it"
+            )
+        } else {
+            format!(
+                "{path} keeps the code you edited, `{code}`; it is no longer registered: remove it when you no longer need it"
+            )
+        });
     }
     if any_admission {
         ui::info("Next: run `make manifests` to update config/webhook/manifests.yaml");

@@ -212,10 +212,35 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
     Ok(())
 }
 
+/// Refuses two Rust types that declare one version of a kind: a version's file copied without
+/// changing its `version = "..."`. Said before the comparison with PROJECT, which would
+/// otherwise blame a stale build.
+fn check_one_type_per_version(bundle: &rop::manifests::Bundle) -> anyhow::Result<()> {
+    let mut claims: std::collections::BTreeMap<(String, String, String), Vec<&str>> = Default::default();
+    for k in &bundle.kinds {
+        let key = (k.crd.spec.group.clone(), k.crd.spec.versions[0].name.clone(), k.crd.spec.names.kind.clone());
+        claims.entry(key).or_default().push(&k.rust_type);
+    }
+    if let Some(((group, version, kind), types)) = claims.iter().find(|(_, types)| types.len() > 1) {
+        let misplaced: Vec<&str> = types.iter().copied().filter(|t| !t.starts_with(&format!("{version}::"))).collect();
+        let fix = match misplaced.as_slice() {
+            [one] => {
+                let module = one.split("::").next().unwrap_or_default();
+                format!("{one} is in module {module}: write `version = \"{module}\"` in its #[rop(...)]")
+            }
+            _ => "give each version's type its own `version = \"...\"` in #[rop(...)]".to_string(),
+        };
+        let all = if types.len() == 2 { "both" } else { "all" };
+        bail!("{} {all} declare {group}/{version} {kind}: {fix}", types.join(" and "));
+    }
+    Ok(())
+}
+
 /// Checks that the generator reported exactly the kinds PROJECT lists. Cargo decides whether to
 /// rebuild it from file times, so a copied project sharing a target folder can run another
 /// copy's stale generator; its output must not be written.
 fn check_bundle_matches_project(project: &Project, bundle: &rop::manifests::Bundle) -> anyhow::Result<()> {
+    check_one_type_per_version(bundle)?;
     let reported: std::collections::BTreeSet<(String, String, String)> = bundle
         .kinds
         .iter()
@@ -291,6 +316,37 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use rop::verify::{Finding, Severity, Unbounded};
+
+    #[test]
+    fn a_version_file_copied_without_its_version_is_named() {
+        let kind = |rust_type: &str, version: &str| {
+            serde_json::json!({
+                "rust_type": rust_type,
+                "rules": [],
+                "crd": {
+                    "metadata": {"name": "backups.ops.example.org"},
+                    "spec": {
+                        "group": "ops.example.org",
+                        "names": {"kind": "Backup", "plural": "backups"},
+                        "scope": "Namespaced",
+                        "versions": [{"name": version, "served": true, "storage": true}],
+                    },
+                },
+            })
+        };
+        let bundle = |kinds: Vec<serde_json::Value>| -> rop::manifests::Bundle {
+            serde_json::from_value(serde_json::json!({"format": 1, "kinds": kinds})).unwrap()
+        };
+        let err = super::check_one_type_per_version(&bundle(vec![kind("v1::Backup", "v1"), kind("v2::Backup", "v1")]));
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "v1::Backup and v2::Backup both declare ops.example.org/v1 Backup: v2::Backup is in module v2: write `version = \"v2\"` in its #[rop(...)]"
+        );
+        assert!(
+            super::check_one_type_per_version(&bundle(vec![kind("v1::Backup", "v1"), kind("v2::Backup", "v2")]))
+                .is_ok()
+        );
+    }
 
     #[test]
     fn cost_findings_name_the_rust_bound() {

@@ -226,7 +226,7 @@ pub fn builtin_target(k: &KindNames) -> String {
 
 /// The template context of kind version `k`'s webhooks: the kind's context, plus `api_dir`,
 /// `hub` and `hub_module` (this version, the one others convert through), for a spoke's
-/// files `spoke` and `spoke_module`; `builtin`, `target` (the type the webhooks are
+/// files `spoke`, `spoke_module` and `spoke_dir`; `builtin`, `target` (the type the webhooks are
 /// registered for: the root type, or a built-in kind's marker type) and `object_path` (the
 /// type of the objects).
 pub fn context(project: &Project, k: &KindNames, header: &str, spoke: Option<&str>) -> Context {
@@ -257,6 +257,7 @@ pub fn context(project: &Project, k: &KindNames, header: &str, spoke: Option<&st
         let names = spoke_names(project, k, version);
         context.insert("spoke", version);
         context.insert("spoke_module", &names.api_module());
+        context.insert("spoke_dir", &names.api_dir());
     }
     context
 }

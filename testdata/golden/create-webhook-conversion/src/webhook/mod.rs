@@ -45,6 +45,8 @@ mod tests {
         let server = super::server().expect("the webhooks register");
         let hub_version = "cache.example.com/v1";
         let spoke_version = "cache.example.com/v1beta1";
+        // A failure below is in api/src/v1beta1/memcached_conversion.rs: the conversion there
+        // loses a field, or cannot carry one whose shape differs between the versions.
         let hub = rop::webhook::testing::convert(&server, hub_version, &object).await;
         let hub: serde_json::Value = hub.expect("converts to the hub");
         assert_eq!(hub["apiVersion"], hub_version);
