@@ -226,7 +226,7 @@ fn memcached_operator_builds_tests_and_validates() {
     // Owning Deployments gives the controller the watch and the RBAC it needs, from one line.
     let owning = original.replace(
         "#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
-        "#[rop(owns(group = \"apps\", version = \"v1\", kind = \"Deployment\"))]\n#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
+        "#[rop(owns(k8s_openapi::api::apps::v1::Deployment))]\n#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
     );
     assert_ne!(owning, original);
     std::fs::write(&types, &owning).unwrap();

@@ -37,11 +37,11 @@ pub struct RbacRule {
 }
 
 /// One `owns(...)` or `watches(...)`.
-pub struct RelatedKind {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub plural: String,
+pub enum RelatedKind {
+    /// Named by strings: a custom kind, of this project or another.
+    Named { group: String, version: String, kind: String, plural: String },
+    /// A k8s-openapi type, whose `Resource` constants give group, version, kind and plural.
+    Typed(Path),
 }
 
 /// Everything `#[rop(...)]` says about a kind, with defaults applied.
@@ -224,8 +224,21 @@ fn parse_rbac(meta: &ParseNestedMeta) -> syn::Result<RbacRule> {
     Ok(rule)
 }
 
-/// The error for `owns("apps", "v1", "Deployment")`: the values are named, and the message
-/// writes the attribute that was meant.
+/// Whether `group` is one of Kubernetes' own API groups that k8s-openapi has types for: the
+/// core group `""` and the dotless ones (`apps`, `batch`, `policy`, `autoscaling`). Custom
+/// groups always have a dot.
+fn built_in_group(group: &str) -> bool {
+    !group.contains('.')
+}
+
+/// The k8s-openapi type of built-in kind `group`/`version` `kind`, as a path to write.
+fn k8s_openapi_path(group: &str, version: &str, kind: &str) -> String {
+    let module = if group.is_empty() { "core" } else { group };
+    format!("k8s_openapi::api::{module}::{version}::{kind}")
+}
+
+/// The error for `owns("apps", "v1", "Deployment")`: the values are named (a built-in kind by
+/// its type), and the message writes the attribute that was meant.
 fn positional(meta: &ParseNestedMeta, what: &str) -> Option<syn::Error> {
     let fork = meta.input.fork();
     let literals = || {
@@ -235,12 +248,37 @@ fn positional(meta: &ParseNestedMeta, what: &str) -> Option<syn::Error> {
     };
     let values = literals().ok()?;
     let first = values.first()?;
-    let named: Vec<String> = ["group", "version", "kind", "plural"]
-        .iter()
-        .zip(&values)
-        .map(|(key, value)| format!("{key} = {:?}", value.value()))
-        .collect();
-    Some(syn::Error::new(first.span(), format!("{what}(...) takes named values: write {what}({})", named.join(", "))))
+    let texts: Vec<String> = values.iter().map(LitStr::value).collect();
+    let meant = match texts.as_slice() {
+        [group, version, kind, ..] if built_in_group(group) => k8s_openapi_path(group, version, kind),
+        _ => ["group", "version", "kind", "plural"]
+            .iter()
+            .zip(&texts)
+            .map(|(key, value)| format!("{key} = {value:?}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    Some(syn::Error::new(first.span(), format!("{what}(...) takes named values: write {what}({meant})")))
+}
+
+/// `owns(k8s_openapi::api::apps::v1::Deployment)`: one type path and nothing else.
+fn typed(meta: &ParseNestedMeta) -> syn::Result<Option<Path>> {
+    let fork = meta.input.fork();
+    let only_a_path = || -> syn::Result<()> {
+        let content;
+        syn::parenthesized!(content in fork);
+        content.parse::<Path>()?;
+        content.parse::<Option<syn::Token![,]>>()?;
+        if content.is_empty() { Ok(()) } else { Err(content.error("not a path")) }
+    };
+    if only_a_path().is_err() {
+        return Ok(None);
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let path = content.parse::<Path>()?;
+    content.parse::<Option<syn::Token![,]>>()?;
+    Ok(Some(path))
 }
 
 fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<RelatedKind> {
@@ -248,6 +286,9 @@ fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<RelatedKind>
     let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
     if let Some(e) = positional(meta, what) {
         return Err(e);
+    }
+    if let Some(path) = typed(meta)? {
+        return Ok(RelatedKind::Typed(path));
     }
     meta.parse_nested_meta(|inner| {
         let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
@@ -266,16 +307,31 @@ fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<RelatedKind>
         Ok(())
     })?;
     let missing = |key: &str| {
-        syn::Error::new(span, format!("{what}(...) needs `{key} = \"...\"` (group = \"\" for core kinds such as Pod)"))
+        syn::Error::new(
+            span,
+            format!(
+                "{what}(...) needs `{key} = \"...\"`, or a built-in kind's k8s-openapi type alone, e.g. {what}(k8s_openapi::api::core::v1::Pod)"
+            ),
+        )
     };
     let kind = kind.ok_or_else(|| missing("kind"))?;
-    let plural = plural.unwrap_or_else(|| names::default_plural(&kind.to_ascii_lowercase()));
-    Ok(RelatedKind {
-        group: group.ok_or_else(|| missing("group"))?,
-        version: version.ok_or_else(|| missing("version"))?,
-        kind,
-        plural,
-    })
+    let group = group.ok_or_else(|| missing("group"))?;
+    let version = version.ok_or_else(|| missing("version"))?;
+    let plural = match plural {
+        Some(plural) => plural,
+        // Guessing a built-in kind's plural gives wrong RBAC (`endpointses`); its type knows it.
+        None if built_in_group(&group) => {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "{what}(...) names the built-in kind {kind}: write {what}({}), whose type knows its plural, or add plural = \"...\"",
+                    k8s_openapi_path(&group, &version, &kind)
+                ),
+            ));
+        }
+        None => names::default_plural(&kind.to_ascii_lowercase()),
+    };
+    Ok(RelatedKind::Named { group, version, kind, plural })
 }
 
 fn parse_scale(meta: &ParseNestedMeta) -> syn::Result<Scale> {

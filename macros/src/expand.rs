@@ -1,8 +1,9 @@
 //! Code generation from the typed [`KindAttrs`]; reads no raw tokens.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::DeriveInput;
+use syn::spanned::Spanned;
 
 use crate::attrs::KindAttrs;
 use crate::selector::Selector;
@@ -111,9 +112,21 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
     let related = |kinds: &[crate::attrs::RelatedKind]| -> Vec<TokenStream> {
         kinds
             .iter()
-            .map(|k| {
-                let (group, version, kind, plural) = (&k.group, &k.version, &k.kind, &k.plural);
-                quote!(::rop::RelatedKind { group: #group, version: #version, kind: #kind, plural: #plural })
+            .map(|k| match k {
+                crate::attrs::RelatedKind::Named { group, version, kind, plural } => {
+                    quote!(::rop::RelatedKind { group: #group, version: #version, kind: #kind, plural: #plural })
+                }
+                crate::attrs::RelatedKind::Typed(path) => {
+                    let resource = quote_spanned!(path.span()=> <#path as ::rop::BuiltinResource>);
+                    quote! {
+                        ::rop::RelatedKind {
+                            group: #resource::GROUP,
+                            version: #resource::VERSION,
+                            kind: #resource::KIND,
+                            plural: #resource::PLURAL,
+                        }
+                    }
+                }
             })
             .collect()
     };

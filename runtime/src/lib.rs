@@ -44,8 +44,8 @@ pub mod webhook_configuration;
 pub mod yaml;
 
 pub use resource::{
-    AdmissionTarget, CustomResource, KindDefinition, LabelSelector, PrinterColumn, RbacRule, RelatedKind, Scale,
-    SelectorRequirement, Webhook, WebhookTarget,
+    AdmissionTarget, BuiltinResource, CustomResource, KindDefinition, LabelSelector, PrinterColumn, RbacRule,
+    RelatedKind, Scale, SelectorRequirement, Webhook, WebhookTarget,
 };
 /// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`
 /// schema markers on the type, its fields and its variants' fields (docs/markers.md). It

@@ -43,6 +43,29 @@ pub struct RbacRule {
     pub role_name: &'static str,
 }
 
+/// A Kubernetes API type `owns(...)`/`watches(...)` can name by type (any k8s-openapi
+/// resource: `k8s_openapi::api::apps::v1::Deployment`): its group, version, kind and plural are
+/// k8s-openapi's `Resource` constants, so nothing is guessed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a Kubernetes API type that owns(...) or watches(...) can name by type",
+    label = "not a k8s-openapi resource type",
+    note = "name a built-in kind by its k8s-openapi type, e.g. owns(k8s_openapi::api::apps::v1::Deployment); a custom kind with group = \"...\", version = \"...\", kind = \"...\""
+)]
+pub trait BuiltinResource {
+    const GROUP: &'static str;
+    const VERSION: &'static str;
+    const KIND: &'static str;
+    /// The lower-case plural in its URLs and RBAC rules.
+    const PLURAL: &'static str;
+}
+
+impl<T: k8s_openapi::Resource> BuiltinResource for T {
+    const GROUP: &'static str = T::GROUP;
+    const VERSION: &'static str = T::VERSION;
+    const KIND: &'static str = T::KIND;
+    const PLURAL: &'static str = T::URL_PATH_SEGMENT;
+}
+
 /// Another kind the controller owns or watches, from `#[rop(owns(...))]` / `#[rop(watches(...))]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RelatedKind {

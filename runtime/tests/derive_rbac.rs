@@ -55,12 +55,15 @@ pub struct CronJobSpec {
     pub schedule: String,
 }
 
-/// A kind whose controller owns Deployments and watches ConfigMaps.
+/// A kind whose controller owns Deployments and watches ConfigMaps, Endpoints (built-in kinds,
+/// by type) and Gateways (another project's custom kind, by name).
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
 #[rop(group = "cache.example.com", version = "v1alpha1", kind = "Memcached", status = "MemcachedStatus")]
 #[rop(
-    owns(group = "apps", version = "v1", kind = "Deployment"),
-    watches(group = "", version = "v1", kind = "ConfigMap")
+    owns(k8s_openapi::api::apps::v1::Deployment),
+    watches(k8s_openapi::api::core::v1::ConfigMap),
+    watches(k8s_openapi::api::core::v1::Endpoints),
+    watches(group = "gateway.networking.k8s.io", version = "v1", kind = "Gateway")
 )]
 #[rop(rbac(groups = [""], resources = ["events"], verbs = ["create", "patch"]))]
 pub struct MemcachedSpec {
@@ -105,9 +108,11 @@ fn owned_and_watched_kinds_get_the_rules_their_watches_need() {
     assert_eq!(def.owns[0].plural, "deployments");
     assert_eq!(def.watches[0].api_version(), "v1");
     assert_eq!(def.watches[0].plural, "configmaps");
+    // The type knows the plural: no guess of `endpointses`.
+    assert_eq!((def.watches[1].group, def.watches[1].kind, def.watches[1].plural), ("", "Endpoints", "endpoints"));
     let objects: Vec<_> = roles(&Memcached::rbac_rules(), "manager-role").iter().map(|r| r.to_object()).collect();
     assert_eq!(
         rop::yaml::documents(&objects).unwrap(),
-        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules:\n- apiGroups:\n  - \"\"\n  resources:\n  - configmaps\n  verbs:\n  - get\n  - list\n  - watch\n- apiGroups:\n  - \"\"\n  resources:\n  - events\n  verbs:\n  - create\n  - patch\n- apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds/finalizers\n  verbs:\n  - update\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds/status\n  verbs:\n  - get\n  - patch\n  - update\n"
+        "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules:\n- apiGroups:\n  - \"\"\n  resources:\n  - configmaps\n  - endpoints\n  verbs:\n  - get\n  - list\n  - watch\n- apiGroups:\n  - \"\"\n  resources:\n  - events\n  verbs:\n  - create\n  - patch\n- apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds/finalizers\n  verbs:\n  - update\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds/status\n  verbs:\n  - get\n  - patch\n  - update\n- apiGroups:\n  - gateway.networking.k8s.io\n  resources:\n  - gateways\n  verbs:\n  - get\n  - list\n  - watch\n"
     );
 }

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(group = "runtime.rop.dev", version = "v1", kind = "Gadget", plural = "gadgets")]
 #[rop(namespaced, storage, status = "GadgetStatus", derive = "Default", derive = "PartialEq")]
-#[rop(owns(group = "", version = "v1", kind = "ConfigMap", plural = "configmaps"))]
+#[rop(owns(k8s_openapi::api::core::v1::ConfigMap))]
 #[serde(rename_all = "camelCase")]
 pub struct GadgetSpec {
     /// What the ConfigMap holds.

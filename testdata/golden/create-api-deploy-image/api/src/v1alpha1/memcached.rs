@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
     derive = "Default",
     derive = "PartialEq"
 )]
-#[rop(owns(group = "apps", version = "v1", kind = "Deployment"))]
+#[rop(owns(k8s_openapi::api::apps::v1::Deployment))]
 #[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 #[rop(printcolumn(name = "Size", type_ = "integer", json_path = ".spec.size"))]
 #[rop(printcolumn(

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
     derive = "Default",
     derive = "PartialEq"
 )]
-#[rop(owns(group = "", version = "v1", kind = "Pod"))]
+#[rop(owns(k8s_openapi::api::core::v1::Pod))]
 #[rop(printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"))]
 #[serde(rename_all = "camelCase")]
 pub struct TaskSpec {

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq"
 )]
 // The controller creates the Pods itself: it owns them (watch + RBAC from this one line).
-#[rop(owns(group = "", version = "v1", kind = "Pod"))]
+#[rop(owns(k8s_openapi::api::core::v1::Pod))]
 #[rop(printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"))]
 #[serde(rename_all = "camelCase")]
 pub struct RedisClusterSpec {

@@ -21,12 +21,8 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq"
 )]
 // What the controller creates for each Tenant: the watches and the RBAC come from these lines.
-#[rop(owns(group = "", version = "v1", kind = "ResourceQuota"))]
-#[rop(owns(
-    group = "rbac.authorization.k8s.io",
-    version = "v1",
-    kind = "RoleBinding"
-))]
+#[rop(owns(k8s_openapi::api::core::v1::ResourceQuota))]
+#[rop(owns(k8s_openapi::api::rbac::v1::RoleBinding))]
 // Binding a role needs the permissions it grants, or `bind` on that role.
 #[rop(rbac(groups = ["rbac.authorization.k8s.io"], resources = ["clusterroles"], resource_names = ["admin"], verbs = ["bind"]))]
 #[serde(rename_all = "camelCase")]
