@@ -321,6 +321,22 @@ fn cases() -> Vec<Case> {
             message: "--resource=false needs existing types for cache/v1alpha1 Foo: run `rop create api` without --resource=false first",
         },
         Case {
+            args: &[
+                "create",
+                "api",
+                "--group",
+                "core",
+                "--version",
+                "v1",
+                "--kind",
+                "ServiceAccount",
+                "--resource=false",
+            ],
+            setup: Project,
+            code: 1,
+            message: "core/v1 ServiceAccount is a built-in kind, and rop does not scaffold controllers for built-in kinds yet: write one with kube::runtime::Controller over k8s_openapi::api::core::v1::ServiceAccount, or own it from a kind of yours with #[rop(owns(k8s_openapi::api::core::v1::ServiceAccount))]",
+        },
+        Case {
             args: api(&["Foo", "--namespaced=maybe"]),
             setup: Project,
             code: 2,

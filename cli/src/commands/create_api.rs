@@ -93,6 +93,20 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
     if !args.resource && !args.controller {
         bail!("--resource=false and --controller=false leave nothing to scaffold: drop one of them");
     }
+    if !args.resource
+        && let Some(b) = crate::builtin::find(&args.group, &args.version, &args.kind)
+    {
+        // kubebuilder scaffolds a controller for a built-in kind here; rop does not yet, and
+        // the usual hint (create the types first) would make a custom kind of that name.
+        bail!(
+            "{}/{} {} is a built-in kind, and rop does not scaffold controllers for built-in kinds yet: write one with kube::runtime::Controller over {}, or own it from a kind of yours with #[rop(owns({}))]",
+            args.group,
+            args.version,
+            args.kind,
+            b.object,
+            b.object
+        );
+    }
     if !project.multigroup
         && let Some(other) = project.resources.iter().find(|r| !r.core && r.group != args.group)
     {
