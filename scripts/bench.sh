@@ -74,18 +74,22 @@ if [ -n "${BENCH_REV:-}" ]; then
   rev_dir="$BENCH_DIR/rop-src-$(git -C "$repo" rev-parse --short "$BENCH_REV")"
   if [ ! -d "$rev_dir" ]; then
     mkdir -p "$rev_dir.tmp"
-    # `scripts/install-testenv.sh` is compiled into `rop testenv install`.
-    git -C "$repo" archive "$BENCH_REV" Cargo.toml Cargo.lock cli macros runtime templates testenv testdata scripts/install-testenv.sh | tar -x -C "$rev_dir.tmp"
+    # `scripts/install-testenv.sh` is compiled into `rop testenv install`; `names` is a crate
+    # since rop-names was split out, absent from older revisions.
+    crates="cli macros runtime templates testenv testdata"
+    if git -C "$repo" cat-file -e "$BENCH_REV:names" 2>/dev/null; then crates="$crates names"; fi
+    # shellcheck disable=SC2086
+    git -C "$repo" archive "$BENCH_REV" Cargo.toml Cargo.lock $crates scripts/install-testenv.sh | tar -x -C "$rev_dir.tmp"
     mv "$rev_dir.tmp" "$rev_dir"
   fi
   snap="$rev_dir"
   echo "source: git revision $BENCH_REV ($(git -C "$repo" rev-parse --short "$BENCH_REV"))" | tee -a "$OUT/machine.txt" >&2
 else
   rm -rf "$snap" && mkdir -p "$snap"
-  cp -a "$repo/Cargo.toml" "$repo/Cargo.lock" "$repo/cli" "$repo/macros" "$repo/runtime" "$repo/templates" "$repo/testenv" "$repo/testdata" "$snap/"
+  cp -a "$repo/Cargo.toml" "$repo/Cargo.lock" "$repo/cli" "$repo/macros" "$repo/names" "$repo/runtime" "$repo/templates" "$repo/testenv" "$repo/testdata" "$snap/"
   # `scripts/install-testenv.sh` is compiled into `rop testenv install`.
   mkdir -p "$snap/scripts" && cp -a "$repo/scripts/install-testenv.sh" "$snap/scripts/"
-  echo "source: the working tree$(git -C "$repo" diff --quiet HEAD -- cli macros runtime templates testenv 2>/dev/null || echo ', with uncommitted changes')" | tee -a "$OUT/machine.txt" >&2
+  echo "source: the working tree$(git -C "$repo" diff --quiet HEAD -- cli macros names runtime templates testenv 2>/dev/null || echo ', with uncommitted changes')" | tee -a "$OUT/machine.txt" >&2
 fi
 if [ -n "${ROP_BIN:-}" ]; then
   rop="$ROP_BIN"

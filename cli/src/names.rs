@@ -13,7 +13,7 @@ pub struct NameError(pub String);
 
 /// A DNS-1123 label: the same check `rop verify` applies to CRD names.
 fn dns_label(s: &str) -> bool {
-    rop::verify::dns::is_dns1123_label(s)
+    rop::names::is_dns1123_label(s)
 }
 
 /// Checks a project name (DNS-1123 label: lower-case letters, digits, '-', at most 63).
@@ -61,7 +61,7 @@ fn project_name_like(name: &str) -> Option<String> {
 
 /// Checks a domain (DNS-1123 subdomain), e.g. `example.com`.
 pub fn check_domain(domain: &str) -> Result<(), NameError> {
-    if domain.len() <= 253 && domain.split('.').all(dns_label) {
+    if rop::names::is_dns1123_subdomain(domain) {
         Ok(())
     } else {
         Err(NameError(format!(
@@ -72,7 +72,7 @@ pub fn check_domain(domain: &str) -> Result<(), NameError> {
 
 /// Checks a group (the part before the domain), e.g. `cache`.
 pub fn check_group(group: &str, domain: &str) -> Result<(), NameError> {
-    if !group.split('.').all(dns_label) {
+    if !rop::names::is_dns1123_subdomain(group) {
         return Err(NameError(format!(
             "group \"{group}\" is not a DNS-1123 subdomain (lower-case letters, digits, '-' and '.'), e.g. --group cache"
         )));
@@ -205,55 +205,16 @@ pub fn check_plural(plural: &str) -> Result<(), NameError> {
     }
 }
 
-/// English plural of a lower-cased kind, as kubebuilder's pluralisation (flect) gives for the
-/// common cases: irregular words, `-s/-x/-z/-ch/-sh` → `+es`, consonant + `y` → `ies`,
-/// `-f`/`-fe` kept regular (`proofs`), otherwise `+s`. Pass `--plural` for anything else.
+/// The plural of a lower-cased kind, the one the derive gives a kind without `plural = "..."`
+/// (`rop::names::plural`: kubebuilder's rules for the common cases). Pass `--plural` for
+/// anything else.
 pub fn pluralize(singular: &str) -> String {
-    const IRREGULAR: [(&str, &str); 8] = [
-        ("person", "people"),
-        ("child", "children"),
-        ("index", "indices"),
-        ("matrix", "matrices"),
-        ("vertex", "vertices"),
-        ("policy", "policies"),
-        ("endpoints", "endpoints"),
-        ("data", "data"),
-    ];
-    if let Some((word, plural)) = IRREGULAR.iter().find(|(word, _)| singular.ends_with(word)) {
-        return format!("{}{plural}", &singular[..singular.len() - word.len()]);
-    }
-    let consonant_y = singular.ends_with('y') && !singular[..singular.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
-    if ["s", "x", "z", "ch", "sh"].iter().any(|end| singular.ends_with(end)) {
-        format!("{singular}es")
-    } else if consonant_y {
-        format!("{}ies", &singular[..singular.len() - 1])
-    } else {
-        format!("{singular}s")
-    }
+    rop::names::plural(singular)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plurals() {
-        let cases = [
-            ("memcached", "memcacheds"),
-            ("rediscluster", "redisclusters"),
-            ("ingress", "ingresses"),
-            ("policy", "policies"),
-            ("networkpolicy", "networkpolicies"),
-            ("gateway", "gateways"),
-            ("box", "boxes"),
-            ("batch", "batches"),
-            ("person", "people"),
-            ("loadbalancer", "loadbalancers"),
-        ];
-        for (singular, plural) in cases {
-            assert_eq!(pluralize(singular), plural, "{singular}");
-        }
-    }
 
     #[test]
     fn group_with_domain_is_refused() {

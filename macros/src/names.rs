@@ -5,14 +5,7 @@
 /// Whether `name` is a DNS-1123 subdomain: dot-separated labels of lower-case letters, digits
 /// and '-' (not at either end), at most 63 characters each, 253 in all.
 pub fn is_dns_subdomain(name: &str) -> bool {
-    let label_ok = |l: &str| {
-        !l.is_empty()
-            && l.len() <= 63
-            && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    name.len() <= 253 && name.split('.').all(label_ok)
+    rop_names::is_dns1123_subdomain(name)
 }
 
 /// `Some(reason)` when `group` is not a DNS-1123 subdomain with at least one dot.
@@ -28,12 +21,8 @@ pub fn check_group(group: &str) -> Option<&'static str> {
 
 /// `Some(reason)` when `version` is not a DNS-1035 label.
 pub fn check_version(version: &str) -> Option<&'static str> {
-    let ok = !version.is_empty()
-        && version.len() <= 63
-        && version.starts_with(|c: char| c.is_ascii_lowercase())
-        && version.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !version.ends_with('-');
-    (!ok).then_some("must be a DNS-1035 label such as \"v1\", \"v1alpha1\" or \"v2beta3\"")
+    (!rop_names::is_dns1035_label(version))
+        .then_some("must be a DNS-1035 label such as \"v1\", \"v1alpha1\" or \"v2beta3\"")
 }
 
 /// `Some(reason)` when `kind` is not UpperCamelCase ASCII.
@@ -47,18 +36,10 @@ pub fn check_resource_name(name: &str) -> Option<&'static str> {
     check_version(name).map(|_| "must be lower-case letters, digits and '-', starting with a letter")
 }
 
-/// The default plural of a lower-cased kind: `s`, `x`, `z`, `ch`, `sh` → `+es`;
-/// consonant + `y` → `ies`; otherwise `+s`. Irregular plurals are given with `plural = "..."`;
-/// `rop create api` always writes the plural out.
+/// The default plural of a lower-cased kind, the one `rop create api` writes too
+/// (`rop_names::plural`); other plurals are given with `plural = "..."`.
 pub fn default_plural(singular: &str) -> String {
-    let consonant_y = singular.ends_with('y') && !singular[..singular.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
-    if ["s", "x", "z", "ch", "sh"].iter().any(|end| singular.ends_with(end)) {
-        format!("{singular}es")
-    } else if consonant_y {
-        format!("{}ies", &singular[..singular.len() - 1])
-    } else {
-        format!("{singular}s")
-    }
+    rop_names::plural(singular)
 }
 
 #[cfg(test)]
@@ -66,10 +47,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plurals() {
-        for (singular, plural) in
-            [("memcached", "memcacheds"), ("ingress", "ingresses"), ("policy", "policies"), ("gateway", "gateways")]
-        {
+    fn plurals_are_the_clis() {
+        for (singular, plural) in [("memcached", "memcacheds"), ("ingress", "ingresses"), ("person", "people")] {
             assert_eq!(default_plural(singular), plural);
         }
     }

@@ -36,6 +36,9 @@ mod resource;
 #[cfg(feature = "verify")]
 pub mod samples;
 pub mod schema;
+
+/// Kubernetes name rules and the plural of a kind, as the derive and the CLI apply them.
+pub use rop_names as names;
 #[cfg(feature = "verify")]
 pub mod verify;
 #[cfg(feature = "webhook")]

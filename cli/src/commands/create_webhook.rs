@@ -64,7 +64,7 @@ fn check_path(flag: &str, path: &str) -> anyhow::Result<()> {
         bail!("{flag} \"{path}\" is not a URL path: start it with '/' and leave out spaces and quotes");
     }
     // The API server takes a webhook path whose segments are DNS-1123 subdomains.
-    if path != "/" && !path[1..].split('/').all(rop::verify::dns::is_dns1123_subdomain) {
+    if path != "/" && !path[1..].split('/').all(rop::names::is_dns1123_subdomain) {
         bail!(
             "{flag} \"{path}\": each segment of a webhook path must be lower-case letters, digits, '-' and '.', as the API server requires, e.g. /mutate-memcached"
         );
