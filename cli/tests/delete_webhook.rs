@@ -120,11 +120,7 @@ fn every_edit_is_named_before_anything_is_deleted() {
         assert!(text.contains(from), "{path}: {text}");
         std::fs::write(&file, text.replacen(from, to, 1)).unwrap();
     };
-    edit(
-        "src/webhook/mod.rs",
-        "let spec = Default::default();",
-        "let spec = op_api::v1beta1::MemcachedSpec::default();",
-    );
+    edit("src/webhook/mod.rs", "testing::sample(sample);", "testing::sample(sample); // and mine");
     edit(
         "api/src/v1beta1/memcached_conversion.rs",
         "        by_field_names(self)\n",
@@ -167,6 +163,13 @@ fn refusals_name_what_is_missing_and_change_nothing() {
     assert_eq!(
         error(&rop(&dir, &["delete", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"])),
         "error: cache/v1 Memcached has webhooks: delete them first with `rop delete webhook --group cache --version v1 --kind Memcached`"
+    );
+    assert_eq!(
+        error(&rop(
+            &dir,
+            &["delete", "webhook", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--conversion"]
+        )),
+        "error: cache/v1beta1 Memcached has no webhooks of its own: its conversion is the conversion webhook of the hub, v1; delete that with `rop delete webhook --group cache --version v1 --kind Memcached --conversion`"
     );
     assert_eq!(
         error(&rop(&dir, &["delete", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached"])),

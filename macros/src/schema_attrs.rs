@@ -488,11 +488,12 @@ pub fn parse(
             }
         }
     }
-    if let Err(e) = parsed.check() {
-        match &mut errors {
-            Some(all) => all.combine(e),
-            None => errors = Some(e),
-        }
+    // Checks across keys only once every key parsed: a misspelled `list_map_keys` is one
+    // error, not also "list_type = \"map\" needs list_map_keys".
+    if errors.is_none()
+        && let Err(e) = parsed.check()
+    {
+        errors = Some(e);
     }
     match errors {
         Some(e) => Err(e),

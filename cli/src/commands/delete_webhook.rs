@@ -156,6 +156,24 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
         bail!("PROJECT has no API {}/{} {}", args.group, args.version, args.kind);
     };
     let Some(has) = project.resources[index].webhooks.clone() else {
+        // A spoke's conversion is recorded with the hub's webhooks.
+        let hub = project.resources.iter().find(|r| {
+            r.group == args.group
+                && r.kind == args.kind
+                && r.webhooks.as_ref().is_some_and(|w| w.conversion && w.spoke.contains(&args.version))
+        });
+        if let Some(hub) = hub {
+            bail!(
+                "{}/{} {} has no webhooks of its own: its conversion is the conversion webhook of the hub, {}; delete that with `rop delete webhook --group {} --version {} --kind {} --conversion`",
+                args.group,
+                args.version,
+                args.kind,
+                hub.version,
+                args.group,
+                hub.version,
+                args.kind
+            );
+        }
         bail!("{}/{} {} has no webhooks in PROJECT: nothing to delete", args.group, args.version, args.kind);
     };
     let gone = chosen(args, &has)?;

@@ -243,6 +243,28 @@ pub fn generic_call(column: usize, callee: &str, ty: &str, arg: &str, end: &str)
     format!("{callee}::<\n    {ty},\n>({arg}){end}")
 }
 
+/// `let {binding} = {callee}({arg});` at column `column`, as rustfmt writes it: on one line if
+/// it fits, else the right-hand side on the next line if it fits there, else the argument on a
+/// line of its own. Lines after the first are indented relative to that column.
+pub fn let_call(column: usize, binding: &str, callee: &str, arg: &str) -> String {
+    let one = format!("let {binding} = {callee}({arg});");
+    if column + one.len() <= MAX_WIDTH {
+        return one;
+    }
+    let rhs = format!("{callee}({arg});");
+    if column + 4 + rhs.len() <= MAX_WIDTH {
+        return format!(
+            "let {binding} =
+    {rhs}"
+        );
+    }
+    format!(
+        "let {binding} = {callee}(
+    {arg}
+);"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -226,7 +226,8 @@ pub fn builtin_target(k: &KindNames) -> String {
 
 /// The template context of kind version `k`'s webhooks: the kind's context, plus `api_dir`,
 /// `hub` and `hub_module` (this version, the one others convert through), for a spoke's
-/// files `spoke`, `spoke_module` and `spoke_dir`; `builtin`, `target` (the type the webhooks are
+/// files `spoke`, `spoke_module`, `spoke_dir`, and `sample_let` and `object_let` (the
+/// round-trip test's lines that read the spoke's sample); `builtin`, `target` (the type the webhooks are
 /// registered for: the root type, or a built-in kind's marker type) and `object_path` (the
 /// type of the objects).
 pub fn context(project: &Project, k: &KindNames, header: &str, spoke: Option<&str>) -> Context {
@@ -258,6 +259,13 @@ pub fn context(project: &Project, k: &KindNames, header: &str, spoke: Option<&st
         context.insert("spoke", version);
         context.insert("spoke_module", &names.api_module());
         context.insert("spoke_dir", &names.api_dir());
+        // The round-trip test's first lines, at column 8 of src/webhook/mod.rs (4 in the fragment).
+        let at_column_8 = |text: String| text.replace('\n', "\n    ");
+        let path = format!("\"../../config/samples/{}\"", names.sample());
+        context.insert("sample_let", &at_column_8(layout::let_call(8, "sample", "include_str!", &path)));
+        let object = format!("object: {}", k.kind);
+        let object_let = layout::let_call(8, &object, "rop::webhook::testing::sample", "sample");
+        context.insert("object_let", &at_column_8(object_let));
     }
     context
 }

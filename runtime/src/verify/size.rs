@@ -55,7 +55,7 @@ pub(crate) fn check(crd: &Value, report: &mut Report) {
             format!(
                 "the CRD is {bytes} bytes as JSON: client-side `kubectl apply` stores it in the kubectl.kubernetes.io/last-applied-configuration annotation and fails (metadata.annotations: Too long: must have at most {ANNOTATIONS_LIMIT} bytes)"
             ),
-            "apply it with `kubectl apply --server-side` (or kubectl create/replace), or cap descriptions (controller-gen crd:maxDescLen)",
+            "apply it with `kubectl apply --server-side` (or kubectl create/replace; a rop project's `make install` and `make deploy` apply server-side), or cap descriptions (controller-gen crd:maxDescLen)",
         );
     }
 }

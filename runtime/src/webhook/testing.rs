@@ -87,6 +87,16 @@ pub fn patched<K: Serialize + DeserializeOwned>(answer: &Value, original: &K) ->
     serde_json::from_value(object).expect("the patched object decodes")
 }
 
+/// The object a sample file holds (`config/samples/<group>_<version>_<kind>.yaml`, read with
+/// `include_str!`), for tests that start from what the sample sets.
+///
+/// # Panics
+/// When the text is not YAML, or not an object of `K`; the message names the field.
+pub fn sample<K: DeserializeOwned>(yaml: &str) -> K {
+    let value: Value = serde_yaml::from_str(yaml).unwrap_or_else(|e| panic!("the sample is not YAML: {e}"));
+    crate::conversion::decode(value).unwrap_or_else(|e| panic!("the sample is not an object of this kind: {e}"))
+}
+
 /// Converts `object` to `desired_api_version` (`<group>/<version>`) through the server's
 /// conversion webhook, as the API server does when a client asks for another version.
 ///
