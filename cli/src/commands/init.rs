@@ -28,8 +28,8 @@ pub struct InitArgs {
     #[arg(long, default_value = "")]
     pub owner: String,
     /// License of the generated project.
-    #[arg(long, default_value = "apache2", value_parser = ["apache2", "none"])]
-    pub license: String,
+    #[arg(long, value_enum, default_value_t = License::Apache2)]
+    pub license: License,
     /// Path of the rop runtime crate the project depends on (default: the checkout this rop was built from).
     #[arg(long, conflicts_with = "rop_version")]
     pub rop_path: Option<PathBuf>,
@@ -145,11 +145,31 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
 
     let settings = Settings {
         project,
-        header: super::header(&args.license, &args.owner),
-        license: if args.license == "apache2" { "Apache-2.0".into() } else { String::new() },
+        header: super::header(args.license, &args.owner),
+        license: args.license.spdx().unwrap_or_default().to_string(),
         rop_dependency: rop_dependency(root, args)?,
     };
     scaffold(root, &settings, args.force, args.dry_run)
+}
+
+/// The license of a new project (`--license`): its crates' `license` field and the header of
+/// its Rust files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum License {
+    /// Apache License 2.0, kubebuilder's default.
+    Apache2,
+    /// No license: no `license` field, no header.
+    None,
+}
+
+impl License {
+    /// The SPDX identifier, `None` for no license.
+    pub fn spdx(self) -> Option<&'static str> {
+        match self {
+            License::Apache2 => Some("Apache-2.0"),
+            License::None => None,
+        }
+    }
 }
 
 /// What a new project is made from: its PROJECT, the header of its Rust files, the SPDX

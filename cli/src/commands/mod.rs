@@ -14,12 +14,10 @@ pub mod verify;
 /// The copyright header put on top of generated Rust files, from `--owner` and `--license`
 /// (kubebuilder's `hack/boilerplate.go.txt`), or empty for `--license none`. The year comes
 /// from `SOURCE_DATE_EPOCH` when set (reproducible output), else from the clock.
-pub fn header(license: &str, owner: &str) -> String {
-    if license == "none" {
-        return String::new();
-    }
+pub fn header(license: init::License, owner: &str) -> String {
+    let Some(spdx) = license.spdx() else { return String::new() };
     let owner = if owner.is_empty() { String::new() } else { format!(" {owner}") };
-    format!("// Copyright {}{owner}.\n// SPDX-License-Identifier: Apache-2.0\n\n", current_year())
+    format!("// Copyright {}{owner}.\n// SPDX-License-Identifier: {spdx}\n\n", current_year())
 }
 
 fn current_year() -> i64 {
