@@ -73,13 +73,11 @@ fn elsewhere(key: &str) -> Option<&'static str> {
 /// The key of another attribute that `key` misspells (`min_lenght`), when it is not closer to
 /// one of rop's own keys (schema markers or kind-level keys), with the spelling to use.
 fn misspelled_elsewhere(key: &str) -> Option<(&'static str, &'static str)> {
-    if crate::suggest::closest(key, KEYS).or_else(|| crate::suggest::closest(key, crate::attrs::KEYS)).is_some() {
+    let ours = KEYS.split(", ").chain(crate::attrs::KEYS.split(", "));
+    if crate::suggest::closest(key, ours).is_some() {
         return None;
     }
-    let keys: Vec<&str> = ELSEWHERE.iter().flat_map(|(keys, _)| keys.iter().copied()).collect();
-    let known = keys.join(", ");
-    let meant = crate::suggest::closest(key, &known)?;
-    let meant = keys.into_iter().find(|k| *k == meant)?;
+    let meant = crate::suggest::closest(key, ELSEWHERE.iter().flat_map(|(keys, _)| keys.iter().copied()))?;
     Some((meant, elsewhere(meant)?))
 }
 

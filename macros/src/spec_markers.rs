@@ -19,7 +19,7 @@ pub fn is_kind_key(key: &str) -> bool {
 /// shows it once.
 pub fn unknown_type_key(key: &str) -> String {
     let schema_keys = crate::schema_attrs::KEYS;
-    match crate::suggest::closest(key, KEYS).or_else(|| crate::suggest::closest(key, schema_keys)) {
+    match crate::suggest::closest(key, KEYS.split(", ").chain(schema_keys.split(", "))) {
         Some(meant) => format!("unknown key `{key}` in #[rop(...)]: did you mean `{meant}`?"),
         None => format!(
             "unknown key `{key}` in #[rop(...)]: expected one of {KEYS} (kind keys of #[derive(CustomResource)]), or a schema marker: {schema_keys}"

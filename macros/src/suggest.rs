@@ -6,20 +6,20 @@
 /// `validation`, but `foo` finds nothing.
 const SIMILAR: f64 = 0.85;
 
-/// The known key closest to `key`, when one is close enough to be a misspelling of it. `known`
-/// is a `", "`-separated list.
-pub fn closest<'a>(key: &str, known: &'a str) -> Option<&'a str> {
+/// The known key closest to `key`, when one is close enough to be a misspelling of it.
+pub fn closest<'a>(key: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     known
-        .split(", ")
+        .into_iter()
         .map(|k| (strsim::jaro_winkler(key, k), k))
         .filter(|(score, _)| *score >= SIMILAR)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, k)| k)
 }
 
-/// `did you mean `k`?` for the closest known key, else `expected one of {known}`.
+/// `did you mean `k`?` for the closest known key, else `expected one of {known}` (a `", "`-
+/// separated list).
 pub fn expected(key: &str, known: &str) -> String {
-    match closest(key, known) {
+    match closest(key, known.split(", ")) {
         Some(k) => format!("did you mean `{k}`?"),
         None => format!("expected one of {known}"),
     }
@@ -31,14 +31,15 @@ mod tests {
 
     #[test]
     fn names_the_key_a_misspelling_is_closest_to() {
-        let kind = crate::attrs::KEYS;
-        assert_eq!(closest("printcolum", kind), Some("printcolumn"));
-        assert_eq!(closest("shortnames", kind), Some("shortname"));
-        assert_eq!(closest("namespace", kind), Some("namespaced"));
-        assert_eq!(closest("validaton", crate::schema_attrs::KEYS), Some("validation"));
-        assert_eq!(closest("list_typ", crate::schema_attrs::KEYS), Some("list_type"));
-        assert_eq!(closest("foo", kind), None);
-        assert_eq!(closest("x", kind), None);
+        let kind = || crate::attrs::KEYS.split(", ");
+        let schema = || crate::schema_attrs::KEYS.split(", ");
+        assert_eq!(closest("printcolum", kind()), Some("printcolumn"));
+        assert_eq!(closest("shortnames", kind()), Some("shortname"));
+        assert_eq!(closest("namespace", kind()), Some("namespaced"));
+        assert_eq!(closest("validaton", schema()), Some("validation"));
+        assert_eq!(closest("list_typ", schema()), Some("list_type"));
+        assert_eq!(closest("foo", kind()), None);
+        assert_eq!(closest("x", kind()), None);
         assert_eq!(expected("colour", "name, type_"), "expected one of name, type_");
     }
 }

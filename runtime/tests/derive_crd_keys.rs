@@ -39,23 +39,12 @@ mod v2 {
 mod rooted {
     use super::*;
 
-    #[derive(rop::CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
-    #[rop(group = "example.com", version = "v1", kind = "Gadget")]
-    #[rop(root_validation(rule = "self.metadata.name.size() <= 20", message = "names are at most 20 characters"))]
-    #[rop(root_validation(
-        rule = "self.spec.replicas <= 5 || self.metadata.name.startsWith('big-')",
-        message_expression = "'only big- objects may have ' + string(self.spec.replicas) + ' replicas'",
-        reason = "FieldValueForbidden",
-        field_path = ".spec.replicas"
-    ))]
-    pub struct GadgetSpec {
-        pub replicas: i32,
-    }
+    include!("../../testdata/derive/root_rule.rs");
 }
 
 #[test]
 fn root_rules_sit_on_the_root_of_the_schema() {
-    let crd = serde_json::to_value(rooted::Gadget::crd()).unwrap();
+    let crd = serde_json::to_value(rooted::RootRule::crd()).unwrap();
     let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
     assert_eq!(
         schema["x-kubernetes-validations"],
@@ -63,7 +52,7 @@ fn root_rules_sit_on_the_root_of_the_schema() {
             {"rule": "self.metadata.name.size() <= 20", "message": "names are at most 20 characters"},
             {
                 "rule": "self.spec.replicas <= 5 || self.metadata.name.startsWith('big-')",
-                "messageExpression": "'only big- objects may have ' + string(self.spec.replicas) + ' replicas'",
+                "message": "only big- objects may have more than 5 replicas",
                 "reason": "FieldValueForbidden",
                 "fieldPath": ".spec.replicas",
             },
