@@ -193,7 +193,7 @@ fn list(meta: &ParseNestedMeta) -> syn::Result<Vec<String>> {
     }
 }
 
-fn parse_rbac(meta: &ParseNestedMeta) -> syn::Result<RbacRule> {
+pub(crate) fn parse_rbac(meta: &ParseNestedMeta) -> syn::Result<RbacRule> {
     let mut rule = RbacRule::default();
     let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
     meta.parse_nested_meta(|inner| {
@@ -281,7 +281,7 @@ fn typed(meta: &ParseNestedMeta) -> syn::Result<Option<Path>> {
     Ok(Some(path))
 }
 
-fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<RelatedKind> {
+pub(crate) fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<RelatedKind> {
     let (mut group, mut version, mut kind, mut plural) = (None, None, None, None);
     let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
     if let Some(e) = positional(meta, what) {

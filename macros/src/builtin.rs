@@ -1,17 +1,19 @@
-//! `#[derive(BuiltinKind)]`: admission webhooks for a kind Kubernetes itself serves (apps/v1
-//! Deployment, v1 Pod, ...), declared on a marker type with the same `webhook(...)` keys as a
-//! custom kind's.
+//! `#[derive(BuiltinKind)]`: a kind Kubernetes itself serves (apps/v1 Deployment, v1 Pod, ...)
+//! that the project has admission webhooks or a controller for, declared on a marker type with
+//! the same `webhook(...)`, `owns(...)`, `watches(...)` and `rbac(...)` keys as a custom kind's.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
 use syn::{DeriveInput, LitStr, Path};
 
-use crate::expand::expand_webhook;
+use crate::attrs::{self, RbacRule, RelatedKind};
+use crate::expand::{expand_rbac, expand_related, expand_webhook};
 use crate::names;
 use crate::webhook::{self, RawWebhook};
 
-const KEYS: &str = "group, version, kind, plural, object, webhook";
+const KEYS: &str = "group, version, kind, plural, object, webhook, controller, owns, watches, rbac";
 
 #[derive(Default)]
 struct Raw {
@@ -21,6 +23,38 @@ struct Raw {
     plural: Option<LitStr>,
     object: Option<Path>,
     webhooks: Vec<RawWebhook>,
+    /// Whether a `webhook(...)` key is written, parsed or not.
+    webhook_written: bool,
+    /// `controller` or `controller(finalizer = "...")`: the finalizer, empty when not given.
+    controller: Option<(String, proc_macro2::Span)>,
+    owns: Vec<RelatedKind>,
+    watches: Vec<RelatedKind>,
+    rbac: Vec<RbacRule>,
+    /// Where the first `owns`, `watches` or `rbac` key is, for the error without `controller`.
+    controller_key: Option<(String, proc_macro2::Span)>,
+}
+
+/// `controller` alone, or `controller(finalizer = "...")`.
+fn parse_controller(meta: &ParseNestedMeta) -> syn::Result<String> {
+    let mut finalizer = String::new();
+    if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| {
+            let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            if key != "finalizer" {
+                return Err(inner.error(format!(
+                    "unknown key `{key}` in controller(...): {}",
+                    crate::suggest::expected(&key, "finalizer")
+                )));
+            }
+            let lit = inner.value()?.parse::<LitStr>()?;
+            if let Some(reason) = names::check_finalizer(&lit.value()) {
+                return Err(syn::Error::new(lit.span(), format!("finalizer \"{}\" {reason}", lit.value())));
+            }
+            finalizer = lit.value();
+            Ok(())
+        })?;
+    }
+    Ok(finalizer)
 }
 
 fn once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
@@ -40,7 +74,28 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
         "kind" => once(&mut raw.kind, string(meta)?, meta, "kind"),
         "plural" => once(&mut raw.plural, string(meta)?, meta, "plural"),
         "object" => once(&mut raw.object, string(meta)?.parse::<Path>()?, meta, "object"),
+        "controller" => {
+            let span = meta.path.span();
+            // A bad `controller(...)` still says the kind has a controller: one error, not two.
+            let (finalizer, error) = match parse_controller(meta) {
+                Ok(finalizer) => (finalizer, None),
+                Err(e) => (String::new(), Some(e)),
+            };
+            once(&mut raw.controller, (finalizer, span), meta, "controller")?;
+            error.map_or(Ok(()), Err)
+        }
+        "owns" | "watches" | "rbac" => {
+            raw.controller_key.get_or_insert((key.clone(), meta.path.span()));
+            match key.as_str() {
+                "owns" => raw.owns.push(attrs::parse_related(meta, "owns")?),
+                "watches" => raw.watches.push(attrs::parse_related(meta, "watches")?),
+                _ => raw.rbac.push(attrs::parse_rbac(meta)?),
+            }
+            Ok(())
+        }
         "webhook" => {
+            // A bad `webhook(...)` is the error; "needs a webhook" would be a second one.
+            raw.webhook_written = true;
             let parsed = webhook::parse(meta)?;
             if raw.webhooks.iter().any(|w| w.mutating == parsed.mutating) {
                 let which = if parsed.mutating { "mutating" } else { "validating" };
@@ -65,7 +120,8 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
     }
 }
 
-/// Parses `#[rop(...)]` on a `#[derive(BuiltinKind)]` type and implements `rop::WebhookTarget`.
+/// Parses `#[rop(...)]` on a `#[derive(BuiltinKind)]` type and implements `rop::WebhookTarget`,
+/// `rop::BuiltinKind` and, with `controller`, `rop::ControllerTarget`.
 ///
 /// # Errors
 /// Unknown or repeated keys, a missing `group`/`version`/`kind`/`plural`/`object`, a name
@@ -106,14 +162,20 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             &mut errors,
         );
     }
-    if raw.webhooks.is_empty() {
+    if !raw.webhook_written && raw.controller.is_none() && raw.controller_key.is_none() {
         push(
             syn::Error::new_spanned(
                 ident,
-                "a BuiltinKind needs at least one webhook(mutating, ...) or webhook(validating, ...)",
+                "a BuiltinKind needs `controller` (this project reconciles the kind), or a webhook(mutating, ...) or webhook(validating, ...)",
             ),
             &mut errors,
         );
+    }
+    if raw.controller.is_none()
+        && let Some((key, span)) = &raw.controller_key
+    {
+        let message = format!("{key}(...) says what the kind's controller does: add `controller` to #[rop(...)]");
+        push(syn::Error::new(*span, message), &mut errors);
     }
     type Rule = fn(&str) -> Option<&'static str>;
     let checks: [(&Option<LitStr>, &str, Rule); 3] = [
@@ -143,6 +205,38 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         (group.unwrap().value(), version.unwrap().value(), kind.unwrap().value(), plural.unwrap().value());
     let object = raw.object.unwrap();
     let webhooks = raw.webhooks.into_iter().map(|w| expand_webhook(&w.finish(&group, &version, &kind)));
+    let controller = raw.controller.map(|(finalizer, _)| {
+        let owns = raw.owns.iter().map(expand_related);
+        let watches = raw.watches.iter().map(expand_related);
+        let rbac = raw.rbac.iter().map(expand_rbac);
+        quote! {
+            ::rop::ControllerDefinition {
+                group: #group,
+                version: #version,
+                kind: #kind,
+                plural: #plural,
+                owns: &[#(#owns),*],
+                watches: &[#(#watches),*],
+                rbac: &[#(#rbac),*],
+                finalizer: #finalizer,
+            }
+        }
+    });
+    let controller_impl = controller.as_ref().map(|definition| {
+        quote! {
+            impl ::rop::ControllerTarget for #ident {
+                type Object = #object;
+                const CONTROLLER: ::rop::ControllerDefinition = #definition;
+            }
+        }
+    });
+    let controller = match controller {
+        Some(definition) => quote!(::core::option::Option::Some(#definition)),
+        None => quote!(::core::option::Option::None),
+    };
+    let mismatch = format!(
+        "#[rop(group, version, kind, plural)] of {ident} are not those of its `object` type: write the ones its k8s-openapi type has (the core group is \"\")"
+    );
     Ok(quote! {
         impl ::rop::WebhookTarget for #ident {
             type Object = #object;
@@ -154,5 +248,16 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
                 webhooks: &[#(#webhooks),*],
             };
         }
+
+        impl ::rop::BuiltinKind for #ident {
+            const CONTROLLER: ::core::option::Option<::rop::ControllerDefinition> = #controller;
+        }
+
+        #controller_impl
+
+        const _: () = ::core::assert!(
+            ::rop::__private::is_builtin::<#object>(#group, #version, #kind, #plural),
+            #mismatch
+        );
     })
 }

@@ -54,6 +54,42 @@ pub(crate) fn expand_webhook(w: &Webhook) -> TokenStream {
     })
 }
 
+/// An `rbac(...)` rule as a `rop::RbacRule` value.
+pub fn expand_rbac(r: &crate::attrs::RbacRule) -> TokenStream {
+    let (groups, resources, names, verbs, urls) = (&r.groups, &r.resources, &r.resource_names, &r.verbs, &r.urls);
+    let (namespace, role_name) = (&r.namespace, &r.role_name);
+    quote!(::rop::RbacRule {
+        groups: &[#(#groups),*],
+        resources: &[#(#resources),*],
+        resource_names: &[#(#names),*],
+        verbs: &[#(#verbs),*],
+        urls: &[#(#urls),*],
+        namespace: #namespace,
+        role_name: #role_name,
+    })
+}
+
+/// An `owns(...)` or `watches(...)` kind as a `rop::RelatedKind` value; a typed one takes its
+/// names from the type's `rop::BuiltinResource` constants.
+pub fn expand_related(k: &crate::attrs::RelatedKind) -> TokenStream {
+    match k {
+        crate::attrs::RelatedKind::Named { group, version, kind, plural } => {
+            quote!(::rop::RelatedKind { group: #group, version: #version, kind: #kind, plural: #plural })
+        }
+        crate::attrs::RelatedKind::Typed(path) => {
+            let resource = quote_spanned!(path.span()=> <#path as ::rop::BuiltinResource>);
+            quote! {
+                ::rop::RelatedKind {
+                    group: #resource::GROUP,
+                    version: #resource::VERSION,
+                    kind: #resource::KIND,
+                    plural: #resource::PLURAL,
+                }
+            }
+        }
+    }
+}
+
 pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
     let spec = &input.ident;
     let vis = &input.vis;
@@ -62,6 +98,8 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
     let KindAttrs { group, version, kind, plural, singular, namespaced, .. } = attrs;
     let api_version = format!("{group}/{version}");
     let crd_name = format!("{plural}.{group}");
+    // kubebuilder's examples name a kind's finalizer after its group (`cache.example.com/finalizer`).
+    let finalizer = format!("{group}/finalizer");
     let description = attrs.doc.clone().unwrap_or_else(|| format!("{kind} is the Schema for the {plural} API"));
     let root_doc = format!(" {description}");
     let derives = &attrs.derives;
@@ -96,45 +134,12 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
 
-    let rbac = attrs.rbac.iter().map(|r| {
-        let (groups, resources, names, verbs, urls) = (&r.groups, &r.resources, &r.resource_names, &r.verbs, &r.urls);
-        let (namespace, role_name) = (&r.namespace, &r.role_name);
-        quote!(::rop::RbacRule {
-            groups: &[#(#groups),*],
-            resources: &[#(#resources),*],
-            resource_names: &[#(#names),*],
-            verbs: &[#(#verbs),*],
-            urls: &[#(#urls),*],
-            namespace: #namespace,
-            role_name: #role_name,
-        })
-    });
-    let related = |kinds: &[crate::attrs::RelatedKind]| -> Vec<TokenStream> {
-        kinds
-            .iter()
-            .map(|k| match k {
-                crate::attrs::RelatedKind::Named { group, version, kind, plural } => {
-                    quote!(::rop::RelatedKind { group: #group, version: #version, kind: #kind, plural: #plural })
-                }
-                crate::attrs::RelatedKind::Typed(path) => {
-                    let resource = quote_spanned!(path.span()=> <#path as ::rop::BuiltinResource>);
-                    quote! {
-                        ::rop::RelatedKind {
-                            group: #resource::GROUP,
-                            version: #resource::VERSION,
-                            kind: #resource::KIND,
-                            plural: #resource::PLURAL,
-                        }
-                    }
-                }
-            })
-            .collect()
-    };
+    let rbac = attrs.rbac.iter().map(expand_rbac);
     let webhooks = attrs.webhooks.iter().map(expand_webhook);
     let crd_extras = crate::crd_keys::definition_fields(&attrs.crd);
     let root_rules = crate::crd_keys::root_rules(&attrs.crd);
-    let owns = related(&attrs.owns);
-    let watches = related(&attrs.watches);
+    let owns = attrs.owns.iter().map(expand_related);
+    let watches = attrs.watches.iter().map(expand_related);
 
     let status_field = has_status.then(|| {
         quote! {
@@ -250,6 +255,20 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 #crd_extras
             };
             #root_rules
+        }
+
+        impl ::rop::ControllerTarget for #root {
+            type Object = Self;
+            const CONTROLLER: ::rop::ControllerDefinition = ::rop::ControllerDefinition {
+                group: #group,
+                version: #version,
+                kind: #kind,
+                plural: #plural,
+                owns: <Self as ::rop::CustomResource>::DEFINITION.owns,
+                watches: <Self as ::rop::CustomResource>::DEFINITION.watches,
+                rbac: <Self as ::rop::CustomResource>::DEFINITION.rbac,
+                finalizer: #finalizer,
+            };
         }
 
         impl ::rop::WebhookTarget for #root {

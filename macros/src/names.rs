@@ -42,6 +42,14 @@ pub fn default_plural(singular: &str) -> String {
     rop_names::plural(singular)
 }
 
+/// `Some(reason)` when `finalizer` is not a domain-qualified name such as
+/// `example.com/finalizer` (apimachinery's qualified-name rule; the API server warns about a
+/// finalizer without a domain).
+pub fn check_finalizer(finalizer: &str) -> Option<&'static str> {
+    (!finalizer.contains('/') || !rop_names::is_qualified_name(finalizer))
+        .then_some("is not a domain-qualified name: write `<your domain>/<name>`, e.g. \"example.com/finalizer\"")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

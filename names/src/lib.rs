@@ -33,6 +33,23 @@ pub fn is_dns1123_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(is_dns1123_label)
 }
 
+/// `[prefix/]name` where the optional prefix is a DNS-1123 subdomain and the name is 1–63
+/// characters of `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`: a qualified name (label keys,
+/// finalizers), apimachinery's `IsQualifiedName`.
+pub fn is_qualified_name(s: &str) -> bool {
+    let (prefix, name) = match s.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, s),
+    };
+    let b = name.as_bytes();
+    let name_ok = !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'));
+    name_ok && prefix.is_none_or(|p| !p.is_empty() && is_dns1123_subdomain(p))
+}
+
 /// Words whose plural is not made by a rule, and words that are their own plural.
 const IRREGULAR: [(&str, &str); 8] = [
     ("person", "people"),
@@ -105,5 +122,16 @@ mod tests {
         }
         let long = vec!["a".repeat(63); 4].join(".");
         assert!(!is_dns1123_subdomain(&format!("{long}.com")), "more than 253 characters");
+    }
+
+    #[test]
+    fn qualified_names() {
+        for good in ["example.com/finalizer", "finalizer", "a", "x.io/A_b.c-9", "kubernetes"] {
+            assert!(is_qualified_name(good), "{good}");
+        }
+        let long_name = format!("example.com/{}", "a".repeat(64));
+        for bad in ["", "example.com/", "/finalizer", "Example.com/f", "example.com/-f", "a/b/c", &long_name] {
+            assert!(!is_qualified_name(bad), "{bad}");
+        }
     }
 }

@@ -47,8 +47,9 @@ pub mod webhook_configuration;
 pub mod yaml;
 
 pub use resource::{
-    AdmissionTarget, BuiltinResource, CustomResource, KindDefinition, LabelSelector, PrinterColumn, RbacRule,
-    RelatedKind, Scale, SelectorRequirement, Webhook, WebhookTarget,
+    AdmissionTarget, BuiltinKind, BuiltinResource, ControllerDefinition, ControllerTarget, CustomResource,
+    KindDefinition, LabelSelector, PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement, Webhook,
+    WebhookTarget,
 };
 /// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`
 /// schema markers on the type, its fields and its variants' fields (docs/markers.md). It
@@ -73,6 +74,8 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+
+    pub use crate::resource::is_builtin;
 
     /// Implemented by `#[derive(CustomResource)]` for its spec type, so that kind-level keys
     /// (`group`, `version`, ...) on a type that only derives `rop::JsonSchema` are an error.

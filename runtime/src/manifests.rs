@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::crd::{self, MergeError};
 use crate::rbac::{self, Rule};
-use crate::resource::{AdmissionTarget, CustomResource, WebhookTarget};
+use crate::resource::{AdmissionTarget, BuiltinKind, CustomResource, WebhookTarget};
 use crate::webhook_configuration::{self, DuplicateWebhook};
 use crate::yaml;
 
@@ -45,11 +45,15 @@ pub struct KindManifest {
     pub validating_webhooks: Vec<ValidatingWebhook>,
 }
 
-/// The webhooks of a built-in kind (`#[derive(rop::BuiltinKind)]`): no CRD, no RBAC.
+/// What a built-in kind (`#[derive(rop::BuiltinKind)]`) contributes: no CRD; its webhooks,
+/// and the RBAC rules of its controller when the project has one.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BuiltinManifest {
     /// The Rust path of the marker type, e.g. `builtin::DeploymentV1`, to name it in messages.
     pub rust_type: String,
+    /// The RBAC rules of the kind's controller (`#[rop(controller)]`); empty without one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<Rule>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mutating_webhooks: Vec<MutatingWebhook>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -66,26 +70,24 @@ pub struct Bundle {
     pub builtin: Vec<BuiltinManifest>,
 }
 
-/// How the generator gets a custom kind's CRD and RBAC rules.
-type CustomParts = (fn() -> CustomResourceDefinition, fn() -> Vec<Rule>);
-
 /// One kind as the generator binary lists it; build with [`kind`] or [`builtin`].
 pub struct Kind {
     rust_type: &'static str,
-    /// The CRD and the RBAC rules of a custom kind; `None` for a built-in one.
-    custom: Option<CustomParts>,
+    /// The CRD of a custom kind; `None` for a built-in one.
+    crd: Option<fn() -> CustomResourceDefinition>,
+    rules: fn() -> Vec<Rule>,
     target: AdmissionTarget,
 }
 
 /// Lists root type `K` in the generator; `rust_type` names it in messages.
 pub fn kind<K: CustomResource + WebhookTarget>(rust_type: &'static str) -> Kind {
-    Kind { rust_type, custom: Some((K::custom_resource_definition, K::rbac_rules)), target: K::TARGET }
+    Kind { rust_type, crd: Some(K::custom_resource_definition), rules: K::rbac_rules, target: K::TARGET }
 }
 
-/// Lists the webhooks of built-in kind `B` (a `#[derive(rop::BuiltinKind)]` type) in the
-/// generator; `rust_type` names it in messages.
-pub fn builtin<B: WebhookTarget>(rust_type: &'static str) -> Kind {
-    Kind { rust_type, custom: None, target: B::TARGET }
+/// Lists built-in kind `B` (a `#[derive(rop::BuiltinKind)]` marker type) in the generator:
+/// its webhooks and its controller's RBAC rules; `rust_type` names it in messages.
+pub fn builtin<B: BuiltinKind>(rust_type: &'static str) -> Kind {
+    Kind { rust_type, crd: None, rules: <B as BuiltinKind>::rbac_rules, target: B::TARGET }
 }
 
 /// Builds the bundle for `kinds`.
@@ -93,16 +95,17 @@ pub fn bundle(kinds: &[Kind]) -> Bundle {
     let mut bundle = Bundle { format: BUNDLE_FORMAT, kinds: Vec::new(), builtin: Vec::new() };
     for k in kinds {
         let (mutating_webhooks, validating_webhooks) = webhook_configuration::for_kind(&k.target);
-        match k.custom {
-            Some((crd, rules)) => bundle.kinds.push(KindManifest {
+        match k.crd {
+            Some(crd) => bundle.kinds.push(KindManifest {
                 rust_type: k.rust_type.into(),
                 crd: crd(),
-                rules: rules(),
+                rules: (k.rules)(),
                 mutating_webhooks,
                 validating_webhooks,
             }),
             None => bundle.builtin.push(BuiltinManifest {
                 rust_type: k.rust_type.into(),
+                rules: (k.rules)(),
                 mutating_webhooks,
                 validating_webhooks,
             }),
@@ -163,7 +166,8 @@ pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputF
         let content = yaml::document(crd).map_err(|source| AssembleError::Render { path: path.clone(), source })?;
         files.insert(path, content);
     }
-    let rules: Vec<Rule> = bundle.kinds.iter().flat_map(|k| k.rules.iter().cloned()).collect();
+    let custom = bundle.kinds.iter().flat_map(|k| &k.rules);
+    let rules: Vec<Rule> = custom.chain(bundle.builtin.iter().flat_map(|b| &b.rules)).cloned().collect();
     let mut roles = rbac::roles(&rules, MANAGER_ROLE);
     if roles.is_empty() {
         // No kinds yet: the role still exists, so the role binding points at something.

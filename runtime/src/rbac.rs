@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::resource::KindDefinition;
+use crate::resource::{ControllerDefinition, KindDefinition};
 
 /// One RBAC rule, as a `+kubebuilder:rbac` marker states it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -36,13 +36,27 @@ impl Rule {
         Rule { groups: vec![group.into()], resources: owned(resources), verbs: owned(verbs), ..Rule::default() }
     }
 
-    /// The three rules kubebuilder puts on a kind's controller: the resource with get, list,
-    /// watch, create, update, patch, delete; `<plural>/status` get, update, patch;
-    /// `<plural>/finalizers` update.
+    /// The rules of a custom kind's controller: [`Rule::for_controller`] of its definition.
+    pub fn for_kind(def: &KindDefinition) -> Vec<Rule> {
+        Rule::for_controller(&ControllerDefinition {
+            group: def.group,
+            version: def.version,
+            kind: def.kind,
+            plural: def.plural,
+            owns: def.owns,
+            watches: def.watches,
+            rbac: def.rbac,
+            finalizer: "",
+        })
+    }
+
+    /// The three rules kubebuilder puts on a kind's controller (built-in kinds too): the
+    /// resource with get, list, watch, create, update, patch, delete; `<plural>/status` get,
+    /// update, patch; `<plural>/finalizers` update.
     ///
     /// Then one rule per owned kind (get, list, watch, create, update, patch, delete), one per
     /// watched kind (get, list, watch), and the kind's `rbac(...)` rules as written.
-    pub fn for_kind(def: &KindDefinition) -> Vec<Rule> {
+    pub fn for_controller(def: &ControllerDefinition) -> Vec<Rule> {
         const ALL: [&str; 7] = ["get", "list", "watch", "create", "update", "patch", "delete"];
         let mut rules = vec![
             Rule::new(def.group, &[def.plural], &ALL),

@@ -246,12 +246,6 @@ impl KindDefinition {
     pub fn webhook(&self, mutating: bool) -> Option<&'static Webhook> {
         self.webhooks.iter().find(|w| w.mutating == mutating)
     }
-
-    /// The finalizer a kind's controller puts on its objects: `<group>/finalizer`, as
-    /// kubebuilder's scaffolded controllers name it.
-    pub fn finalizer(&self) -> String {
-        format!("{}/finalizer", self.group)
-    }
 }
 
 /// Implemented by `#[derive(CustomResource)]` for every root type.
@@ -287,4 +281,84 @@ pub trait CustomResource {
     fn rbac_rules() -> Vec<crate::rbac::Rule> {
         crate::rbac::Rule::for_kind(&Self::DEFINITION)
     }
+}
+
+/// What the controller of a kind needs beyond the object type: the kind's names, the kinds it
+/// owns and watches, its extra RBAC rules and its finalizer. A custom kind's comes from its
+/// `#[rop(...)]`; a built-in kind's from `#[rop(controller, ...)]` on its
+/// `#[derive(rop::BuiltinKind)]` marker type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ControllerDefinition {
+    /// API group; `""` for the core group.
+    pub group: &'static str,
+    pub version: &'static str,
+    /// Kind, UpperCamelCase; lower-cased, it names the controller (metrics, field manager,
+    /// Events), as kubebuilder's `Named("<kind>")`.
+    pub kind: &'static str,
+    /// Lower-case plural resource name, in the controller's RBAC rules.
+    pub plural: &'static str,
+    /// Kinds the controller creates and owns: it watches them, and may write them.
+    pub owns: &'static [RelatedKind],
+    /// Kinds the controller only reads and watches.
+    pub watches: &'static [RelatedKind],
+    /// Extra RBAC rules (`rbac(...)`).
+    pub rbac: &'static [RbacRule],
+    /// The finalizer the controller puts on objects when its reconciler has `CLEANUP`:
+    /// `<group>/finalizer` for a custom kind, as kubebuilder's examples name it; a built-in
+    /// kind's is `controller(finalizer = "...")`, empty when not given.
+    pub finalizer: &'static str,
+}
+
+/// A kind a controller can reconcile, as `rop::controller::Reconciler::Kind` names it: every
+/// `#[derive(CustomResource)]` root type (its `Object` is itself), and every
+/// `#[derive(rop::BuiltinKind)]` marker type with `controller` (its `Object` is the k8s-openapi
+/// type, e.g. `k8s_openapi::api::core::v1::ServiceAccount`), as [`WebhookTarget`] for webhooks.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kind a controller can reconcile",
+    label = "not a `#[derive(CustomResource)]` root type, nor a `#[derive(rop::BuiltinKind)]` marker with `controller`",
+    note = "a controller for a built-in kind names its marker type in api/src/builtin.rs (`rop create api --group core --version v1 --kind ServiceAccount --resource=false` writes it), with #[rop(controller)] on it"
+)]
+pub trait ControllerTarget {
+    /// The type of the objects the controller reconciles.
+    type Object;
+
+    /// The kind and what its controller watches.
+    const CONTROLLER: ControllerDefinition;
+}
+
+/// Implemented by `#[derive(rop::BuiltinKind)]`: a marker type for a kind Kubernetes itself
+/// serves, carrying this project's admission webhooks for it ([`WebhookTarget`]) and, with
+/// `controller`, the facts of its controller ([`ControllerTarget`]).
+pub trait BuiltinKind: WebhookTarget {
+    /// The controller's definition with `#[rop(controller)]`, else `None`.
+    const CONTROLLER: Option<ControllerDefinition>;
+
+    /// RBAC rules the kind's controller needs (see [`crate::rbac::Rule::for_controller`]);
+    /// none without `controller`.
+    fn rbac_rules() -> Vec<crate::rbac::Rule> {
+        <Self as BuiltinKind>::CONTROLLER.map(|c| crate::rbac::Rule::for_controller(&c)).unwrap_or_default()
+    }
+}
+
+/// Whether two strings are equal, in a `const` context.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `group`, `version`, `kind` and `plural`, as a `#[derive(rop::BuiltinKind)]` marker
+/// states them, are those of its `object` type (k8s-openapi's `Resource` constants). The
+/// derive evaluates it at compile time, so a marker cannot name one kind and reconcile another.
+pub const fn is_builtin<T: BuiltinResource>(group: &str, version: &str, kind: &str, plural: &str) -> bool {
+    same(group, T::GROUP) && same(version, T::VERSION) && same(kind, T::KIND) && same(plural, T::PLURAL)
 }

@@ -51,7 +51,7 @@ fn resource_facts() {
     assert_eq!(Memcached::plural(&()), "memcacheds");
     assert_eq!(Memcached::crd_name(), "memcacheds.cache.example.com");
     assert_eq!(Memcached::shortnames(), &["mc"]);
-    assert_eq!(Memcached::DEFINITION.finalizer(), "cache.example.com/finalizer");
+    assert_eq!(<Memcached as rop::ControllerTarget>::CONTROLLER.finalizer, "cache.example.com/finalizer");
 }
 
 #[test]

@@ -9,4 +9,5 @@ fn schema_marker_errors() {
     cases.compile_fail("tests/ui/markers/*.rs");
     cases.compile_fail("tests/ui/webhooks/*.rs");
     cases.compile_fail("tests/ui/newcomer/*.rs");
+    cases.compile_fail("tests/ui/controllers/*.rs");
 }

@@ -318,6 +318,79 @@ fn a_project_without_webhooks_gets_no_webhook_manifests() {
     assert_eq!(paths, ["config/crd/bases/plain.example.com_plains.yaml", "config/rbac/role.yaml"]);
 }
 
+/// A controller for the built-in v1 ServiceAccount that owns Secrets and reads ConfigMaps.
+#[derive(rop::BuiltinKind)]
+#[rop(group = "", version = "v1", kind = "ServiceAccount", plural = "serviceaccounts")]
+#[rop(object = "k8s_openapi::api::core::v1::ServiceAccount", controller(finalizer = "example.com/finalizer"))]
+#[rop(owns(k8s_openapi::api::core::v1::Secret), watches(k8s_openapi::api::core::v1::ConfigMap))]
+#[rop(rbac(groups = [""], resources = ["events"], verbs = ["create"]))]
+struct ServiceAccountV1;
+
+#[test]
+fn a_built_in_kind_controller_gets_the_rules_kubebuilder_scaffolds() {
+    let bundle = rop::manifests::bundle(&[
+        rop::manifests::builtin::<ServiceAccountV1>("builtin::ServiceAccountV1"),
+        // Webhooks only: no rules.
+        rop::manifests::builtin::<DeploymentV1>("builtin::DeploymentV1"),
+    ]);
+    let files = rop::manifests::assemble(&bundle, false).unwrap();
+    let role = files.iter().find(|f| f.path == "config/rbac/role.yaml").unwrap();
+    pretty_assertions::assert_eq!(
+        role.content,
+        r#"---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: manager-role
+rules:
+- apiGroups:
+  - ""
+  resources:
+  - configmaps
+  verbs:
+  - get
+  - list
+  - watch
+- apiGroups:
+  - ""
+  resources:
+  - events
+  verbs:
+  - create
+- apiGroups:
+  - ""
+  resources:
+  - secrets
+  - serviceaccounts
+  verbs:
+  - create
+  - delete
+  - get
+  - list
+  - patch
+  - update
+  - watch
+- apiGroups:
+  - ""
+  resources:
+  - serviceaccounts/finalizers
+  verbs:
+  - update
+- apiGroups:
+  - ""
+  resources:
+  - serviceaccounts/status
+  verbs:
+  - get
+  - patch
+  - update
+"#
+    );
+    let controller = <ServiceAccountV1 as rop::ControllerTarget>::CONTROLLER;
+    assert_eq!((controller.kind, controller.finalizer), ("ServiceAccount", "example.com/finalizer"));
+    assert_eq!(<DeploymentV1 as rop::BuiltinKind>::CONTROLLER, None);
+}
+
 #[tokio::test]
 async fn defaulting_answers_with_a_patch_that_gives_the_defaulted_object() {
     let server = server();

@@ -2,13 +2,14 @@
 //! gets its kind's finalizer, applies an owned object, writes its status once, is retried with
 //! backoff after a failure (counted with a reason and recorded as a Warning Event), runs its
 //! cleanup once on deletion, and lets the object go. A reconciler without cleanup puts no
-//! finalizer on its objects and removes one left from before.
+//! finalizer on its objects and removes one left from before. A controller for a built-in kind
+//! (v1 ServiceAccount) runs with only the RBAC rules its marker type gives.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -16,7 +17,7 @@ use kube::{Client, ResourceExt};
 use rop::controller::metrics::{ErrorLabels, ReconcileLabels};
 use rop::controller::{Action, Context, Metrics, Reconciler};
 use rop::manager::{Manager, Options};
-use rop::{CustomResource, conditions};
+use rop::{BuiltinKind as _, CustomResource, conditions};
 use rop_testenv::{TestEnv, wait_for, wait_until, wait_until_gone};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -100,6 +101,46 @@ impl Reconciler for Plain {
     type Error = kube::Error;
 
     async fn reconcile(&self, _gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Action, kube::Error> {
+        Ok(Action::await_change())
+    }
+}
+
+/// The built-in kind v1 ServiceAccount, reconciled: each one gets a ConfigMap naming it.
+#[derive(rop::BuiltinKind)]
+#[rop(group = "", version = "v1", kind = "ServiceAccount", plural = "serviceaccounts")]
+#[rop(object = "k8s_openapi::api::core::v1::ServiceAccount")]
+#[rop(controller(finalizer = "runtime.rop.dev/finalizer"), owns(k8s_openapi::api::core::v1::ConfigMap))]
+pub struct ServiceAccountV1;
+
+/// Publishes each ServiceAccount's name in a ConfigMap it owns; counts its cleanups.
+#[derive(Clone, Default)]
+struct Accounts(Arc<AtomicU32>);
+
+impl Reconciler for Accounts {
+    type Kind = ServiceAccountV1;
+    type Error = kube::Error;
+    const CLEANUP: bool = true;
+
+    async fn reconcile(
+        &self,
+        account: Arc<ServiceAccount>,
+        ctx: &Context<ServiceAccountV1>,
+    ) -> Result<Action, kube::Error> {
+        let config_map = ConfigMap {
+            metadata: ObjectMeta { name: Some(format!("{}-info", account.name_any())), ..ObjectMeta::default() },
+            data: Some([("serviceAccount".to_string(), account.name_any())].into()),
+            ..ConfigMap::default()
+        };
+        ctx.apply(&account, config_map).await?;
+        Ok(Action::await_change())
+    }
+
+    async fn cleanup(
+        &self,
+        _account: Arc<ServiceAccount>,
+        _ctx: &Context<ServiceAccountV1>,
+    ) -> Result<Action, kube::Error> {
+        self.0.fetch_add(1, Ordering::SeqCst);
         Ok(Action::await_change())
     }
 }
@@ -222,14 +263,7 @@ fn a_manager_without_a_rule_is_refused_as_in_a_cluster() {
             .into_iter()
             .filter(|rule| !rule.resources.iter().any(|r| r == "configmaps"))
             .collect();
-        let roles: Vec<_> = rop::rbac::roles(&rules, "manager-role").iter().map(|r| r.to_object()).collect();
-        let dir = tempfile::tempdir().unwrap();
-        let role = dir.path().join("role.yaml");
-        std::fs::write(&role, serde_yaml::to_string(&roles[0]).unwrap()).unwrap();
-        rop_testenv::install_manager_rbac(&client, &role).await.unwrap();
-        let as_manager = env
-            .client_as_service_account(rop_testenv::MANAGER_NAMESPACE, rop_testenv::MANAGER_SERVICE_ACCOUNT)
-            .unwrap();
+        let as_manager = client_with_rules(&env, &rules).await;
         let (stop, running, metrics) = start(&as_manager, Gadgets::default());
 
         let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
@@ -243,6 +277,58 @@ fn a_manager_without_a_rule_is_refused_as_in_a_cluster() {
         stop.send(()).unwrap();
         running.await.unwrap().unwrap();
     });
+}
+
+#[test]
+fn a_builtin_kind_controller_runs_with_the_rules_of_its_marker() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    env.block_on(async {
+        let client = env.client();
+        let as_manager = client_with_rules(&env, &ServiceAccountV1::rbac_rules()).await;
+        let reconciler = Accounts::default();
+        let (stop, running, metrics) = start(&as_manager, reconciler.clone());
+
+        let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), "default");
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        let builder = ServiceAccount {
+            metadata: ObjectMeta { name: Some("builder".into()), ..ObjectMeta::default() },
+            ..ServiceAccount::default()
+        };
+        accounts.create(&PostParams::default(), &builder).await.unwrap();
+        let config_map = wait_for(&config_maps, "builder-info", |_| true).await;
+        assert_eq!(config_map.data.unwrap()["serviceAccount"], "builder");
+        let owner = &config_map.metadata.owner_references.unwrap()[0];
+        assert_eq!((owner.kind.as_str(), owner.name.as_str()), ("ServiceAccount", "builder"));
+        let managers: Vec<_> =
+            config_map.metadata.managed_fields.unwrap().into_iter().filter_map(|m| m.manager).collect();
+        assert_eq!(managers, ["serviceaccount-controller"], "named after the lower-cased kind");
+        assert_eq!(accounts.get("builder").await.unwrap().finalizers(), ["runtime.rop.dev/finalizer"]);
+
+        // The owned ConfigMap is watched: deleted, it comes back.
+        config_maps.delete("builder-info", &DeleteParams::default()).await.unwrap();
+        wait_until_gone(&config_maps, "builder-info").await;
+        wait_for(&config_maps, "builder-info", |_| true).await;
+
+        accounts.delete("builder", &DeleteParams::default()).await.unwrap();
+        wait_until_gone(&accounts, "builder").await;
+        assert_eq!(reconciler.0.load(Ordering::SeqCst), 1);
+        let errors = ErrorLabels { controller: "serviceaccount".into(), reason: "forbidden" };
+        assert_eq!(metrics.reconcile_errors.get_or_create(&errors).get(), 0, "the marker's rules are enough");
+
+        stop.send(()).unwrap();
+        running.await.unwrap().unwrap();
+    });
+}
+
+/// A client of the manager's service account, bound to a `manager-role` with only `rules`, as
+/// `rop generate` would write it.
+async fn client_with_rules(env: &TestEnv, rules: &[rop::rbac::Rule]) -> Client {
+    let roles: Vec<_> = rop::rbac::roles(rules, "manager-role").iter().map(|r| r.to_object()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let role = dir.path().join("role.yaml");
+    std::fs::write(&role, serde_yaml::to_string(&roles[0]).unwrap()).unwrap();
+    rop_testenv::install_manager_rbac(&env.client(), &role).await.unwrap();
+    env.client_as_service_account(rop_testenv::MANAGER_NAMESPACE, rop_testenv::MANAGER_SERVICE_ACCOUNT).unwrap()
 }
 
 /// Waits for the first Event about the object `name`.

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use tracing::{debug, warn};
 
 use super::error::error_chain;
-use super::scope::{self, Kind, KindScope};
+use super::scope::{self, Kind, KindScope, ObjectOf};
 
 /// The controller's handle on the cluster, shared by every pass of one controller.
 ///
@@ -21,13 +21,25 @@ use super::scope::{self, Kind, KindScope};
 /// `<controller>-controller` and Events the reporting controller of the same name (as
 /// kubebuilder's `mgr.GetEventRecorderFor("<kind>-controller")`), with the instance from the
 /// `POD_NAME` environment variable.
-#[derive(Clone)]
 pub struct Context<K> {
     client: Client,
     controller: String,
     field_manager: String,
     recorder: Recorder,
     kind: PhantomData<fn() -> K>,
+}
+
+// By hand: a derive would ask `K: Clone` of the kind's marker type.
+impl<K> Clone for Context<K> {
+    fn clone(&self) -> Self {
+        Self {
+            client: self.client.clone(),
+            controller: self.controller.clone(),
+            field_manager: self.field_manager.clone(),
+            recorder: self.recorder.clone(),
+            kind: PhantomData,
+        }
+    }
 }
 
 impl<K: Kind> Context<K> {
@@ -61,7 +73,7 @@ impl<K: Kind> Context<K> {
 
     /// The API for objects of the kind in `object`'s namespace (all of them for a cluster-scoped
     /// kind).
-    pub fn api(&self, object: &K) -> Api<K> {
+    pub fn api(&self, object: &ObjectOf<K>) -> Api<ObjectOf<K>> {
         scope::api(self.client.clone(), object.meta().namespace.as_deref())
     }
 
@@ -79,7 +91,7 @@ impl<K: Kind> Context<K> {
     /// # Errors
     /// The API server's refusal: an invalid object, no RBAC permission for the kind
     /// (`#[rop(owns(...))]` gives it), or an object of that name another controller owns.
-    pub async fn apply<D>(&self, owner: &K, mut desired: D) -> Result<D, kube::Error>
+    pub async fn apply<D>(&self, owner: &ObjectOf<K>, mut desired: D) -> Result<D, kube::Error>
     where
         D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
     {
@@ -106,10 +118,14 @@ impl<K: Kind> Context<K> {
     ///
     /// # Errors
     /// The API server's refusal (a status its CRD's schema refuses, a deleted object).
-    pub async fn update_status(&self, object: &K, status: <K as HasStatus>::Status) -> Result<bool, kube::Error>
+    pub async fn update_status(
+        &self,
+        object: &ObjectOf<K>,
+        status: <ObjectOf<K> as HasStatus>::Status,
+    ) -> Result<bool, kube::Error>
     where
-        K: HasStatus,
-        <K as HasStatus>::Status: Serialize + PartialEq,
+        ObjectOf<K>: HasStatus,
+        <ObjectOf<K> as HasStatus>::Status: Serialize + PartialEq,
     {
         if object.status() == Some(&status) {
             return Ok(false);
@@ -123,7 +139,7 @@ impl<K: Kind> Context<K> {
     /// Records an Event about `object` (`kubectl describe` shows it): `reason` in UpperCamelCase,
     /// `note` for people. Repeats of the same Event are counted into one series. Best effort:
     /// an Event the API server refuses is logged, never an error of the pass.
-    pub async fn event(&self, object: &K, type_: EventType, reason: &str, note: impl Into<String>) {
+    pub async fn event(&self, object: &ObjectOf<K>, type_: EventType, reason: &str, note: impl Into<String>) {
         let event = Event {
             type_,
             reason: reason.into(),

@@ -63,7 +63,7 @@ pub use context::Context;
 pub use error::{Error, error_chain, error_reason};
 pub use metrics::Metrics;
 pub use run::{RunOptions, run};
-pub use scope::{Kind, KindScope};
+pub use scope::{Kind, KindObject, KindScope, ObjectOf};
 
 /// The user's half of a controller for one kind: what to do for an object. The runtime calls it
 /// (see the module docs); it never calls the API server for the object itself.
@@ -72,7 +72,9 @@ pub use scope::{Kind, KindScope};
 /// it owns, after each requeue, and after a failure. Compute the desired state from the object,
 /// apply it, report what was observed in the status, and return when to look again.
 pub trait Reconciler: Send + Sync + 'static {
-    /// The kind this controller reconciles (a `#[derive(CustomResource)]` root type).
+    /// The kind this controller reconciles: a `#[derive(CustomResource)]` root type, or for a
+    /// kind Kubernetes serves, its `#[derive(rop::BuiltinKind)]` marker type with
+    /// `#[rop(controller)]` (whose objects are the k8s-openapi type, as with webhooks).
     type Kind: Kind;
 
     /// Why a pass failed. `kube::Error` is enough while `reconcile` only calls the API server;
@@ -92,7 +94,7 @@ pub trait Reconciler: Send + Sync + 'static {
     /// retries with exponential backoff.
     fn reconcile(
         &self,
-        object: Arc<Self::Kind>,
+        object: Arc<ObjectOf<Self::Kind>>,
         ctx: &Context<Self::Kind>,
     ) -> impl Future<Output = Result<Action, Self::Error>> + Send;
 
@@ -104,7 +106,7 @@ pub trait Reconciler: Send + Sync + 'static {
     /// Whatever failed; the finalizer stays and the cleanup is retried with backoff.
     fn cleanup(
         &self,
-        object: Arc<Self::Kind>,
+        object: Arc<ObjectOf<Self::Kind>>,
         ctx: &Context<Self::Kind>,
     ) -> impl Future<Output = Result<Action, Self::Error>> + Send {
         let _ = (object, ctx);

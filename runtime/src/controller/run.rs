@@ -16,9 +16,12 @@ use tracing::{Instrument, debug, info, warn};
 use super::backoff::Backoff;
 use super::error::{Error, error_chain, error_reason};
 use super::metrics::Metrics;
-use super::scope;
+use super::scope::{self, ObjectOf};
 use super::{Context, EventType, Reconciler, finalizer};
-use crate::CustomResource;
+use crate::ControllerTarget;
+
+/// The objects reconciler `R` reconciles.
+type Object<R> = ObjectOf<<R as Reconciler>::Kind>;
 
 /// How one controller runs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -33,12 +36,15 @@ struct Shared<R: Reconciler> {
     reconciler: R,
     context: Context<R::Kind>,
     metrics: Metrics,
-    backoff: Backoff<R::Kind>,
-    finalizer: String,
+    backoff: Backoff<Object<R>>,
+    finalizer: &'static str,
 }
 
 /// Runs the controller of `reconciler` until `shutdown` completes, then lets the passes that
 /// are running finish. The controller's name is the lower-cased kind.
+///
+/// A reconciler with `CLEANUP` over a built-in kind whose marker names no finalizer does not
+/// compile: the runtime would have no finalizer to put on objects.
 pub async fn run<R: Reconciler>(
     reconciler: R,
     client: Client,
@@ -46,10 +52,16 @@ pub async fn run<R: Reconciler>(
     options: RunOptions,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let definition = <R::Kind as CustomResource>::DEFINITION;
+    const {
+        assert!(
+            !R::CLEANUP || !<R::Kind as ControllerTarget>::CONTROLLER.finalizer.is_empty(),
+            "a Reconciler with CLEANUP needs a finalizer: add #[rop(controller(finalizer = \"<your domain>/finalizer\"))] to the kind's marker type in api/src/builtin.rs"
+        )
+    };
+    let definition = <R::Kind as ControllerTarget>::CONTROLLER;
     let name = definition.kind.to_lowercase();
     let namespace = options.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
-    let objects: Api<R::Kind> = scope::api(client.clone(), namespace);
+    let objects: Api<Object<R>> = scope::api(client.clone(), namespace);
     // Lists are served from the API server's watch cache, as client-go's reflectors do.
     let mut controller = controller::Controller::new(objects, watcher::Config::default().any_semantic());
     for related in definition.owns.iter().chain(definition.watches) {
@@ -73,7 +85,7 @@ pub async fn run<R: Reconciler>(
         reconciler,
         metrics,
         backoff: Backoff::default(),
-        finalizer: definition.finalizer(),
+        finalizer: definition.finalizer,
     });
     info!(controller = %name, cleanup = R::CLEANUP, "starting controller");
     controller
@@ -92,7 +104,7 @@ pub async fn run<R: Reconciler>(
 }
 
 /// One pass over `object`, in a `reconcile` span that names it, counted in the metrics.
-async fn reconcile<R: Reconciler>(object: Arc<R::Kind>, shared: Arc<Shared<R>>) -> Result<Action, Error<R::Error>> {
+async fn reconcile<R: Reconciler>(object: Arc<Object<R>>, shared: Arc<Shared<R>>) -> Result<Action, Error<R::Error>> {
     let controller = shared.context.controller();
     let span = tracing::info_span!(
         "reconcile",
@@ -113,9 +125,9 @@ async fn reconcile<R: Reconciler>(object: Arc<R::Kind>, shared: Arc<Shared<R>>) 
 }
 
 impl<R: Reconciler> Shared<R> {
-    async fn pass(&self, object: Arc<R::Kind>) -> Result<Action, Error<R::Error>> {
+    async fn pass(&self, object: Arc<Object<R>>) -> Result<Action, Error<R::Error>> {
         let api = self.context.api(&object);
-        let finalized = object.finalizers().contains(&self.finalizer);
+        let finalized = object.finalizers().iter().any(|f| f == self.finalizer);
         if object.meta().deletion_timestamp.is_some() {
             if !finalized {
                 return Ok(Action::await_change());
@@ -123,9 +135,9 @@ impl<R: Reconciler> Shared<R> {
             if R::CLEANUP {
                 self.reconciler.cleanup(object.clone(), &self.context).await.map_err(Error::Cleanup)?;
             }
-            finalizer::remove(&api, &*object, &self.finalizer).await.map_err(|source| Error::Finalizer {
+            finalizer::remove(&api, &*object, self.finalizer).await.map_err(|source| Error::Finalizer {
                 action: "remove",
-                finalizer: self.finalizer.clone(),
+                finalizer: self.finalizer.into(),
                 source,
             })?;
             debug!(finalizer = %self.finalizer, "finalizer removed");
@@ -133,9 +145,9 @@ impl<R: Reconciler> Shared<R> {
         }
         let object =
             if R::CLEANUP && !finalized {
-                let added = finalizer::add(&api, &*object, &self.finalizer)
+                let added = finalizer::add(&api, &*object, self.finalizer)
                     .await
-                    .map_err(|source| Error::Finalizer { action: "add", finalizer: self.finalizer.clone(), source })?;
+                    .map_err(|source| Error::Finalizer { action: "add", finalizer: self.finalizer.into(), source })?;
                 debug!(finalizer = %self.finalizer, "finalizer added");
                 Arc::new(added)
             } else {
@@ -147,7 +159,7 @@ impl<R: Reconciler> Shared<R> {
 
 /// Counts a failed pass, logs it, records a Warning Event on the object (not for a conflict,
 /// which is routine), and retries the object after its backoff.
-fn error_policy<R: Reconciler>(object: Arc<R::Kind>, error: &Error<R::Error>, shared: Arc<Shared<R>>) -> Action {
+fn error_policy<R: Reconciler>(object: Arc<Object<R>>, error: &Error<R::Error>, shared: Arc<Shared<R>>) -> Action {
     let reason = match error {
         Error::Reconcile(err) | Error::Cleanup(err) => R::error_reason(err),
         Error::Finalizer { source, .. } => match error_reason(source) {

@@ -7,26 +7,24 @@ use kube::{Api, Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::CustomResource;
+use crate::ControllerTarget;
 
-/// A kind a [`super::Reconciler`] can reconcile: every `#[derive(CustomResource)]` root type is
-/// one (it is a kube `Resource` with static type information, serde-able and `CustomResource`).
-pub trait Kind:
-    CustomResource
-    + Resource<DynamicType = (), Scope: KindScope>
-    + Clone
-    + Debug
-    + Serialize
-    + DeserializeOwned
-    + Send
-    + Sync
-    + 'static
+/// A kind a [`super::Reconciler`] can reconcile: every `#[derive(CustomResource)]` root type,
+/// and every `#[derive(rop::BuiltinKind)]` marker type with `#[rop(controller)]` (a kind
+/// Kubernetes serves, such as v1 ServiceAccount). Its objects are a [`KindObject`].
+pub trait Kind: ControllerTarget<Object: KindObject> + Send + Sync + 'static {}
+
+impl<K> Kind for K where K: ControllerTarget<Object: KindObject> + Send + Sync + 'static {}
+
+/// The objects of a [`Kind`]: a kube `Resource` with static type information (a custom kind's
+/// root type, or a k8s-openapi type), serde-able and shareable between tasks.
+pub trait KindObject:
+    Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static
 {
 }
 
-impl<K> Kind for K where
-    K: CustomResource
-        + Resource<DynamicType = (), Scope: KindScope>
+impl<O> KindObject for O where
+    O: Resource<DynamicType = (), Scope: KindScope>
         + Clone
         + Debug
         + Serialize
@@ -36,6 +34,10 @@ impl<K> Kind for K where
         + 'static
 {
 }
+
+/// The object type of kind `K`: `K` itself for a custom kind, the k8s-openapi type for a
+/// built-in kind's marker.
+pub type ObjectOf<K> = <K as ControllerTarget>::Object;
 
 /// The scope of a kind with static type information (`Namespaced` or `Cluster`): builds the
 /// `Api` for objects of that scope, so the runtime can work with either.
