@@ -28,6 +28,14 @@ struct Case {
     message: &'static str,
 }
 
+/// A controller for the built-in v1 ServiceAccount, added to the project.
+fn service_account_controller(dir: &Path) {
+    rop_ok(
+        dir,
+        &["create", "api", "--group", "core", "--version", "v1", "--kind", "ServiceAccount", "--resource=false"],
+    );
+}
+
 fn project(dir: &Path) {
     rop_ok(dir, &["init", "--domain", "example.com", "--repo", "github.com/example/op", "--rop-version", "0.1.0"]);
     rop_ok(dir, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
@@ -321,6 +329,30 @@ fn cases() -> Vec<Case> {
             message: "--resource=false needs existing types for cache/v1alpha1 Foo: run `rop create api` without --resource=false first",
         },
         Case {
+            args: &["create", "api", "--group", "core", "--version", "v1", "--kind", "Endpoint", "--resource=false"],
+            setup: Project,
+            code: 1,
+            message: "core/v1 Endpoint is not a built-in kind rop scaffolds controllers for; it knows core/v1 Pod, core/v1 Service, core/v1 ConfigMap, core/v1 Secret, core/v1 Namespace, core/v1 ServiceAccount, core/v1 PersistentVolumeClaim, core/v1 PersistentVolume, core/v1 Node, core/v1 Endpoints, core/v1 LimitRange, core/v1 ResourceQuota, apps/v1 Deployment, apps/v1 StatefulSet, apps/v1 DaemonSet, apps/v1 ReplicaSet, batch/v1 Job, batch/v1 CronJob, networking.k8s.io/v1 Ingress, networking.k8s.io/v1 NetworkPolicy, networking.k8s.io/v1 IngressClass, rbac.authorization.k8s.io/v1 Role, rbac.authorization.k8s.io/v1 RoleBinding, rbac.authorization.k8s.io/v1 ClusterRole, rbac.authorization.k8s.io/v1 ClusterRoleBinding, storage.k8s.io/v1 StorageClass, autoscaling/v2 HorizontalPodAutoscaler, coordination.k8s.io/v1 Lease, discovery.k8s.io/v1 EndpointSlice, policy/v1 PodDisruptionBudget",
+        },
+        Case {
+            args: &[
+                "create",
+                "api",
+                "--group",
+                "core",
+                "--version",
+                "v1",
+                "--kind",
+                "Endpoints",
+                "--resource=false",
+                "--plural",
+                "endpointses",
+            ],
+            setup: Project,
+            code: 1,
+            message: "the plural of Endpoints is \"endpoints\" (k8s_openapi::api::core::v1::Endpoints says so): drop --plural endpointses",
+        },
+        Case {
             args: &[
                 "create",
                 "api",
@@ -332,9 +364,9 @@ fn cases() -> Vec<Case> {
                 "ServiceAccount",
                 "--resource=false",
             ],
-            setup: Project,
+            setup: Edited(service_account_controller),
             code: 1,
-            message: "core/v1 ServiceAccount is a built-in kind, and rop does not scaffold controllers for built-in kinds yet: write one with kube::runtime::Controller over k8s_openapi::api::core::v1::ServiceAccount, or own it from a kind of yours with #[rop(owns(k8s_openapi::api::core::v1::ServiceAccount))]",
+            message: "core/v1 ServiceAccount already has a controller: pass --force to scaffold it again (its edits are lost)",
         },
         Case {
             args: api(&["Foo", "--namespaced=maybe"]),
@@ -442,7 +474,7 @@ fn cases() -> Vec<Case> {
             ],
             setup: Project,
             code: 1,
-            message: "no API cache/v1alpha1 Redis in PROJECT: webhooks are for kinds created with rop (run `rop create api --group cache --version v1alpha1 --kind Redis` first) and for the built-in kinds core/v1 Pod, core/v1 Service, core/v1 ConfigMap, core/v1 Secret, core/v1 Namespace, core/v1 ServiceAccount, core/v1 PersistentVolumeClaim, apps/v1 Deployment, apps/v1 StatefulSet, apps/v1 DaemonSet, apps/v1 ReplicaSet, batch/v1 Job, batch/v1 CronJob, networking.k8s.io/v1 Ingress, networking.k8s.io/v1 NetworkPolicy, policy/v1 PodDisruptionBudget",
+            message: "no API cache/v1alpha1 Redis in PROJECT: webhooks are for kinds created with rop (run `rop create api --group cache --version v1alpha1 --kind Redis` first) and for the built-in kinds core/v1 Pod, core/v1 Service, core/v1 ConfigMap, core/v1 Secret, core/v1 Namespace, core/v1 ServiceAccount, core/v1 PersistentVolumeClaim, core/v1 PersistentVolume, core/v1 Node, core/v1 Endpoints, core/v1 LimitRange, core/v1 ResourceQuota, apps/v1 Deployment, apps/v1 StatefulSet, apps/v1 DaemonSet, apps/v1 ReplicaSet, batch/v1 Job, batch/v1 CronJob, networking.k8s.io/v1 Ingress, networking.k8s.io/v1 NetworkPolicy, networking.k8s.io/v1 IngressClass, rbac.authorization.k8s.io/v1 Role, rbac.authorization.k8s.io/v1 RoleBinding, rbac.authorization.k8s.io/v1 ClusterRole, rbac.authorization.k8s.io/v1 ClusterRoleBinding, storage.k8s.io/v1 StorageClass, autoscaling/v2 HorizontalPodAutoscaler, coordination.k8s.io/v1 Lease, discovery.k8s.io/v1 EndpointSlice, policy/v1 PodDisruptionBudget",
         },
         Case {
             args: &[

@@ -95,3 +95,39 @@ fn unknown_api_lists_the_known_ones() {
     );
     assert_eq!(tree(&dir), before);
 }
+
+/// A built-in kind's controller goes as it came: the marker file with its last marker type,
+/// and a marker type the kind's webhooks still use stays without `#[rop(controller)]`.
+#[test]
+fn a_built_in_kind_controller_is_deleted_like_any_other() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    let core = ["--group", "core", "--version", "v1", "--kind", "ServiceAccount"];
+    rop_ok(&dir, &[&["create", "api"][..], &core, &["--resource=false"]].concat());
+    rop_ok(&dir, &[&["delete", "api"][..], &core].concat());
+    pretty_assertions::assert_eq!(tree(&dir), before, "create + delete of a built-in kind's controller");
+
+    let apps = ["--group", "apps", "--version", "v1", "--kind", "Deployment"];
+    rop_ok(&dir, &[&["create", "webhook"][..], &apps, &["--defaulting"]].concat());
+    // A second webhook type, then the controller, go onto the one marker type.
+    rop_ok(&dir, &[&["create", "webhook"][..], &apps, &["--programmatic-validation"]].concat());
+    rop_ok(&dir, &[&["create", "api"][..], &apps, &["--resource=false"]].concat());
+    let marker = std::fs::read_to_string(dir.join("api/src/builtin.rs")).unwrap();
+    assert_eq!(marker.matches("pub struct DeploymentV1;").count(), 1, "one marker type:\n{marker}");
+    assert!(
+        marker.contains(
+            "#[rop(webhook(validating, name = \"vdeployment-v1.example.com\"))]\n#[rop(controller)]\n#[rop(rbac("
+        ),
+        "{marker}"
+    );
+    rop_ok(&dir, &[&["delete", "webhook"][..], &apps].concat());
+    rop_ok(&dir, &[&["create", "webhook"][..], &apps, &["--defaulting"]].concat());
+    let out = rop(&dir, &[&["delete", "api"][..], &apps].concat());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: apps/v1 Deployment has webhooks: delete them first with `rop delete webhook --group apps --version v1 --kind Deployment`\n"
+    );
+    rop_ok(&dir, &[&["delete", "webhook"][..], &apps].concat());
+    rop_ok(&dir, &[&["delete", "api"][..], &apps].concat());
+    pretty_assertions::assert_eq!(tree(&dir), before, "webhook, controller, and both deleted");
+}

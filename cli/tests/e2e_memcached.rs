@@ -283,6 +283,22 @@ fn memcached_operator_builds_tests_and_validates() {
     let built = build_test_lint(&dir);
     kubernetes_validate(&dir, &["-".into()], Some(&built));
 
+    // A controller for a kind Kubernetes serves, as kubebuilder scaffolds one for core types:
+    // no types, the kind's marker type says what the controller owns, and RBAC follows.
+    let created = rop_ok(
+        &dir,
+        &["create", "api", "--group", "core", "--version", "v1", "--kind", "ServiceAccount", "--resource=false"],
+    );
+    assert!(created.contains("create    src/controller/service_account.rs"), "{created}");
+    let marker = dir.join("api/src/builtin.rs");
+    let text = std::fs::read_to_string(&marker).unwrap();
+    let owns = "\n#[rop(controller)]\n#[rop(owns(k8s_openapi::api::core::v1::Secret))]\n";
+    std::fs::write(&marker, text.replace("\n#[rop(controller)]\n", owns)).unwrap();
+    rop_ok(&dir, &["generate"]);
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert!(role.contains("  - secrets\n  - serviceaccounts\n  verbs:\n  - create\n"), "{role}");
+    assert!(role.contains("  - serviceaccounts/finalizers\n"), "{role}");
+
     // Webhooks: defaulting and validation on Memcached v1alpha1, filled in with rules of the
     // user's own and tests of them, and a conversion webhook with v1beta1 as a spoke.
     rop_ok(

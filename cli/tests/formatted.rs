@@ -68,8 +68,8 @@ fn create(dir: &Path, what: &str, group: &str, version: &str, kind: &str, flags:
     rop_ok(dir, &args);
 }
 
-/// Two versions of a kind with every webhook type, a second kind, a kind with an image and the
-/// webhooks of built-in kinds, in a project initialised with `init`.
+/// Two versions of a kind with every webhook type, a second kind, a kind with an image, and the
+/// webhooks and controllers of built-in kinds, in a project initialised with `init`.
 fn every_command(name: &str, init: &[&str], group: &str, kind: &str, other: &str) {
     let (_tmp, dir) = project(name, init);
     create(&dir, "api", group, "v1", kind, &[]);
@@ -88,6 +88,8 @@ fn every_command(name: &str, init: &[&str], group: &str, kind: &str, other: &str
     create(&dir, "webhook", group, "v1", other, &["--defaulting", "--programmatic-validation"]);
     create(&dir, "webhook", "apps", "v1", "Deployment", &["--defaulting"]);
     create(&dir, "webhook", "core", "v1", "Pod", &["--programmatic-validation"]);
+    create(&dir, "api", "apps", "v1", "Deployment", &["--resource=false"]);
+    create(&dir, "api", "autoscaling", "v2", "HorizontalPodAutoscaler", &["--resource=false"]);
     assert_formatted(&dir);
 }
 

@@ -42,6 +42,26 @@ fn create_api_tree() {
     assert_golden_tree("create-api", &tree(&dir));
 }
 
+/// Controllers for kinds Kubernetes serves, as kubebuilder scaffolds them for core types: no
+/// types, a marker type per kind in api/src/builtin.rs, a controller watching the kind.
+#[test]
+fn create_api_for_built_in_kinds_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memcached-operator");
+    std::fs::create_dir(&dir).unwrap();
+    init(&dir);
+    let out = rop_ok(
+        &dir,
+        &["create", "api", "--group", "core", "--version", "v1", "--kind", "ServiceAccount", "--resource=false"],
+    );
+    assert!(
+        out.ends_with("Next: fill in src/controller/service_account.rs, name what it owns or watches in #[rop(...)] on ServiceAccountV1 in api/src/builtin.rs, then run `make manifests`\n"),
+        "{out}"
+    );
+    rop_ok(&dir, &["create", "api", "--group", "apps", "--version", "v1", "--kind", "Deployment", "--resource=false"]);
+    assert_golden_tree("create-api-builtin", &tree(&dir));
+}
+
 #[test]
 fn second_kind_and_second_version_extend_markers() {
     let tmp = tempfile::tempdir().unwrap();

@@ -92,7 +92,7 @@ pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
 /// `init`, then every resource's `create api` in PROJECT order, each in the layout it was
 /// created in (single-group kinds of a project later made multigroup stay where they were),
 /// and each resource's `create webhook` as soon as the versions it converts exist: a
-/// built-in kind's right where PROJECT lists it.
+/// built-in kind's controller and webhooks right where PROJECT lists it.
 fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Result<()> {
     init::scaffold(output, settings, false, false)?;
     let mut pending: Vec<&Resource> = Vec::new();
@@ -115,6 +115,27 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
                 image_container_port: image.as_ref().and_then(|o| o.container_port.clone()),
                 image_container_command: image.as_ref().and_then(|o| o.container_command.clone()),
                 run_as_user: image.and_then(|o| o.run_as_user),
+                force: false,
+                dry_run: false,
+            };
+            create_api::run(output, &replay)?;
+        } else if r.controller {
+            ui::detail(&format!(
+                "replaying create api --group {} --version {} --kind {} --resource=false",
+                r.group, r.version, r.kind
+            ));
+            let replay = CreateApiArgs {
+                group: r.group.clone(),
+                version: r.version.clone(),
+                kind: r.kind.clone(),
+                plural: None,
+                namespaced: true,
+                resource: false,
+                controller: true,
+                image: None,
+                image_container_port: None,
+                image_container_command: None,
+                run_as_user: None,
                 force: false,
                 dry_run: false,
             };

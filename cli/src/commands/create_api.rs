@@ -5,12 +5,13 @@ use std::path::Path;
 
 use anyhow::bail;
 
+use crate::builtin::{self, Builtin};
 use crate::names;
 use crate::project::{self, Api, Project, Resource};
+use crate::scaffold::builtin_marker;
 use crate::scaffold::deploy_image::{self, DeployImage};
-use crate::scaffold::markers;
 use crate::scaffold::plan::{self, IfExists, Plan};
-use crate::scaffold::resource::{self, KindNames};
+use crate::scaffold::resource::{self, KindNames, ResourceScaffold};
 use crate::scaffold::templates::Templates;
 use crate::ui;
 
@@ -22,7 +23,7 @@ fn bool_flag() -> clap::builder::ValueParser {
 /// Flags of `rop create api`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  rop create api --group cache --version v1alpha1 --kind Memcached\n\nExample, a controller that runs an image as a Deployment per object:\n  rop create api --group cache --version v1alpha1 --kind Memcached \\\n      --image memcached:1.6.26-alpine --image-container-port 11211 \\\n      --image-container-command memcached,-m=64,-o,modern,-v --run-as-user 1001"
+    after_help = "Example:\n  rop create api --group cache --version v1alpha1 --kind Memcached\n\nExample, a controller that runs an image as a Deployment per object:\n  rop create api --group cache --version v1alpha1 --kind Memcached \\\n      --image memcached:1.6.26-alpine --image-container-port 11211 \\\n      --image-container-command memcached,-m=64,-o,modern,-v --run-as-user 1001\n\nExample, a controller for a kind Kubernetes serves:\n  rop create api --group core --version v1 --kind ServiceAccount --resource=false"
 )]
 pub struct CreateApiArgs {
     /// API group without the domain, e.g. `cache` (the CRD's group is `cache.<domain>`).
@@ -40,7 +41,8 @@ pub struct CreateApiArgs {
     /// Namespace-scoped kind; `--namespaced=false` for a cluster-scoped one.
     #[arg(long, default_value = "true", num_args = 0..=1, default_missing_value = "true", value_parser = bool_flag())]
     pub namespaced: bool,
-    /// Scaffold the types; `--resource=false` adds only a controller for an existing kind.
+    /// Scaffold the types; `--resource=false` adds only a controller, for an existing kind or a
+    /// kind Kubernetes serves (`--group core --version v1 --kind ServiceAccount`).
     #[arg(long, default_value = "true", num_args = 0..=1, default_missing_value = "true", value_parser = bool_flag())]
     pub resource: bool,
     /// Scaffold a controller (reconciler) for the kind.
@@ -93,18 +95,17 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
     if !args.resource && !args.controller {
         bail!("--resource=false and --controller=false leave nothing to scaffold: drop one of them");
     }
+    let builtin_group = if args.group == "core" { "" } else { args.group.as_str() };
     if !args.resource
-        && let Some(b) = crate::builtin::find(&args.group, &args.version, &args.kind)
+        && project.find(&args.group, &args.version, &args.kind).is_none()
+        && builtin::KINDS.iter().any(|b| b.group == builtin_group)
     {
-        // kubebuilder scaffolds a controller for a built-in kind here; rop does not yet, and
-        // the usual hint (create the types first) would make a custom kind of that name.
         bail!(
-            "{}/{} {} is a built-in kind, and rop does not scaffold controllers for built-in kinds yet: write one with kube::runtime::Controller over {}, or own it from a kind of yours with #[rop(owns({}))]",
+            "{}/{} {} is not a built-in kind rop scaffolds controllers for; it knows {}",
             args.group,
             args.version,
             args.kind,
-            b.object,
-            b.object
+            builtin::listed()
         );
     }
     if !project.multigroup
@@ -209,6 +210,11 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
             args.version
         );
     }
+    if !args.resource
+        && let Some(b) = builtin::find(&args.group, &args.version, &args.kind)
+    {
+        return create_builtin_controller(root, args, project, b);
+    }
     let k = check(&project, args)?;
     let api_crate = project.api_crate();
     // The first version of a kind is its storage version; later versions leave it there.
@@ -237,25 +243,11 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
             }
         ));
     }
-    let templates = Templates::load(root)?;
     let mut plan = Plan::new(root);
     let exists = |path: &str| root.join(path).is_file();
     let scaffold = resource::describe(&project, &k, args.resource, args.controller, &exists);
-    for f in &scaffold.files {
-        let if_exists = if f.user_owned && !args.force { IfExists::Refuse } else { IfExists::Overwrite };
-        let template = image.as_ref().map_or(f.template.as_str(), |_| deploy_image::template(&f.template));
-        plan.file(&f.path, templates.render(template, &context)?, if_exists);
-    }
-    for i in &scaffold.inserts {
-        let current = plan.current(&i.path)?.ok_or_else(|| {
-            anyhow::anyhow!(
-                "{} is missing; rop adds code to it at `+rop:scaffold:{}`: restore it from version control or a fresh `rop init`",
-                i.path,
-                i.marker
-            )
-        })?;
-        plan.file(&i.path, markers::insert(&i.path, &current, &i.marker, &i.fragment)?, IfExists::Overwrite);
-    }
+    let template = |name: &str| image.as_ref().map_or(name.to_string(), |_| deploy_image::template(name).to_string());
+    apply(&mut plan, &Templates::load(root)?, &context, &scaffold, args.force, &template)?;
 
     let resource = Resource {
         group: k.group.clone(),
@@ -282,5 +274,88 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let Some(changes) = plan.finish(args.force, args.dry_run, "rop create api would write")? else { return Ok(()) };
     ui::info(&plan::summary(&changes));
     ui::info(&format!("Next: edit {}/{}.rs, then run `make manifests`", k.api_dir(), k.snake));
+    Ok(())
+}
+
+/// Renders the files of `scaffold` (each template as `template` names it) and makes its
+/// insertions, into `plan`.
+fn apply(
+    plan: &mut Plan,
+    templates: &Templates,
+    context: &tera::Context,
+    scaffold: &ResourceScaffold,
+    force: bool,
+    template: &dyn Fn(&str) -> String,
+) -> anyhow::Result<()> {
+    for f in &scaffold.files {
+        let if_exists = if f.user_owned && !force { IfExists::Refuse } else { IfExists::Overwrite };
+        plan.file(&f.path, templates.render(&template(&f.template), context)?, if_exists);
+    }
+    for i in &scaffold.inserts {
+        resource::insert_into(plan, i)?;
+    }
+    Ok(())
+}
+
+/// `rop create api --resource=false` for a kind Kubernetes serves, as kubebuilder scaffolds it
+/// for core types: no types, the kind's marker type in api/src/builtin.rs with
+/// `#[rop(controller)]` (its RBAC comes from there), and a controller watching the kind.
+fn create_builtin_controller(
+    root: &Path,
+    args: &CreateApiArgs,
+    mut project: Project,
+    b: &Builtin,
+) -> anyhow::Result<()> {
+    let (group, version, kind) = (&args.group, &args.version, &args.kind);
+    if let Some(plural) = &args.plural
+        && plural != b.plural
+    {
+        bail!("the plural of {kind} is \"{}\" ({} says so): drop --plural {plural}", b.plural, b.object);
+    }
+    let existing = project.find_core(group, version, kind).cloned();
+    if existing.as_ref().is_some_and(|r| r.controller) && !args.force {
+        bail!(
+            "{group}/{version} {kind} already has a controller: pass --force to scaffold it again (its edits are lost)"
+        );
+    }
+    let mut resource = existing.unwrap_or_else(|| Resource {
+        group: group.clone(),
+        version: version.clone(),
+        kind: kind.clone(),
+        domain: String::new(),
+        plural: b.plural.into(),
+        path: b.object.into(),
+        api: None,
+        controller: false,
+        core: true,
+        webhooks: None,
+    });
+    resource.controller = true;
+    match project.resources.iter_mut().find(|r| r.core && r.group == *group && r.version == *version && r.kind == *kind)
+    {
+        Some(listed) => *listed = resource.clone(),
+        None => project.resources.push(resource.clone()),
+    }
+    let k = KindNames::of(&project, &resource);
+    let context = k.context(&project, b.namespaced(), true, &resource::header_of(root));
+    let mut plan = Plan::new(root);
+    let exists = |path: &str| root.join(path).is_file();
+    let scaffold = resource::describe(&project, &k, false, true, &exists);
+    apply(&mut plan, &Templates::load(root)?, &context, &scaffold, args.force, &|name| name.to_string())?;
+    let mut marker_file = plan.current(builtin_marker::FILE)?.unwrap_or_default();
+    for attribute in builtin_marker::CONTROLLER {
+        marker_file = builtin_marker::add_attribute(&marker_file, &k, attribute)?;
+    }
+    plan.edit(builtin_marker::FILE, marker_file);
+    plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
+
+    let Some(changes) = plan.finish(args.force, args.dry_run, "rop create api would write")? else { return Ok(()) };
+    ui::info(&plan::summary(&changes));
+    ui::info(&format!(
+        "Next: fill in src/controller/{}.rs, name what it owns or watches in #[rop(...)] on {} in {}, then run `make manifests`",
+        k.controller_module(),
+        builtin_marker::target(&k),
+        builtin_marker::FILE
+    ));
     Ok(())
 }

@@ -9,7 +9,7 @@ use anyhow::bail;
 use crate::builtin;
 use crate::names;
 use crate::project::{self, Project, Resource, Webhooks};
-use crate::scaffold::markers;
+use crate::scaffold::builtin_marker;
 use crate::scaffold::plan::{self, IfExists, Plan};
 use crate::scaffold::resource::{self, KindNames};
 use crate::scaffold::templates::Templates;
@@ -336,14 +336,7 @@ pub fn apply(
         }
     }
     for i in &scaffold.inserts {
-        let current = plan.current(&i.path)?.ok_or_else(|| {
-            anyhow::anyhow!(
-                "{} is missing; rop adds code to it at `+rop:scaffold:{}`: restore it from version control or a fresh `rop init`",
-                i.path,
-                i.marker
-            )
-        })?;
-        plan.edit(&i.path, markers::insert(&i.path, &current, &i.marker, &i.fragment)?);
+        resource::insert_into(plan, i)?;
     }
     if !scaffold.attributes.is_empty() {
         let current =
@@ -378,7 +371,7 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     let header = resource::header_of(root);
     let mut plan = Plan::new(root);
     let (types_file, anchor) = if resource.core {
-        ("api/src/builtin.rs".to_string(), format!("pub struct {};", webhook::builtin_target(&k)))
+        (builtin_marker::FILE.to_string(), builtin_marker::anchor(&k))
     } else {
         (format!("{}/{}.rs", k.api_dir(), k.snake), format!("pub struct {}Spec", k.kind))
     };

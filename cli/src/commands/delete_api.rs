@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::bail;
 
 use crate::project::{self, Project};
+use crate::scaffold::builtin_marker;
 use crate::scaffold::deploy_image;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
@@ -113,6 +114,15 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
         plan.remove(&f.path, Some(expected));
     }
 
+    if removed.core {
+        // Out first, so that the marker's block is rop's fragment again.
+        if let Some(current) = plan.current(builtin_marker::FILE)? {
+            let text = builtin_marker::CONTROLLER
+                .iter()
+                .fold(current, |text, attribute| builtin_marker::remove_attribute(&text, &k, attribute));
+            plan.file(builtin_marker::FILE, text, IfExists::Overwrite);
+        }
+    }
     for i in &scaffold.inserts {
         if needed.contains(&(i.path.clone(), i.fragment.clone())) {
             continue;
@@ -142,6 +152,14 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
                 plan.remove(&module, None);
             }
         }
+    }
+
+    // The marker file goes with its last marker type, if nothing but rop's text is left in it.
+    if removed.core
+        && let Some(left) = plan.current(builtin_marker::FILE)?
+        && markers::same_code(&left, &templates.render(builtin_marker::TEMPLATE, &context)?)
+    {
+        plan.remove(builtin_marker::FILE, None);
     }
 
     // The generated CRD holds every version of the kind: it goes with the last one.

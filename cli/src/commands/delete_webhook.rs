@@ -9,6 +9,7 @@ use std::path::Path;
 use anyhow::bail;
 
 use crate::project::{self, Project, Webhooks};
+use crate::scaffold::builtin_marker;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
 use crate::scaffold::resource::{self, KindNames};
@@ -193,8 +194,8 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     left.defaulting_path = left.defaulting_path.filter(|_| left.defaulting);
     left.validation_path = left.validation_path.filter(|_| left.validation);
     let core = project.resources[index].core;
-    if core && left.is_empty() {
-        // A built-in kind is in PROJECT for its webhooks only.
+    if core && left.is_empty() && !project.resources[index].controller {
+        // A built-in kind without a controller is in PROJECT for its webhooks only.
         project.resources.remove(index);
     } else {
         project.resources[index].webhooks = (!left.is_empty()).then_some(left);
@@ -202,9 +203,15 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     let mut needed_files = HashSet::new();
     let mut needed = HashSet::new();
     for r in &project.resources {
+        let other = KindNames::of(&project, r);
         if let Some(w) = &r.webhooks {
-            let other = KindNames::of(&project, r);
             let s = webhook::describe(&project, &other, w, &templates, &header)?;
+            needed_files.extend(s.files.into_iter().map(|f| f.path));
+            needed.extend(s.inserts.into_iter().map(|i| (i.path, i.fragment)));
+        }
+        if r.core && r.controller {
+            // A built-in kind's controller keeps the marker type, and the file it is in.
+            let s = resource::describe(&project, &other, false, true, &|_| false);
             needed_files.extend(s.files.into_iter().map(|f| f.path));
             needed.extend(s.inserts.into_iter().map(|i| (i.path, i.fragment)));
         }
@@ -214,7 +221,7 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     // The attributes first: a built-in kind's block in api/src/builtin.rs is rop's fragment
     // again once they are out of it.
     let (types_file, anchor) = if core {
-        ("api/src/builtin.rs".to_string(), format!("pub struct {};", webhook::builtin_target(&k)))
+        (builtin_marker::FILE.to_string(), builtin_marker::anchor(&k))
     } else {
         (format!("{}/{}.rs", k.api_dir(), k.snake), format!("pub struct {}Spec", k.kind))
     };

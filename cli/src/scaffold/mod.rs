@@ -1,5 +1,6 @@
 //! Scaffolding: render templates into a plan of file changes, check it, then write it.
 
+pub mod builtin_marker;
 pub mod deploy_image;
 pub mod fs;
 pub mod layout;

@@ -5,7 +5,9 @@
 use heck::ToSnakeCase;
 use tera::Context;
 
-use super::layout;
+use super::plan::Plan;
+use super::{builtin_marker, layout, markers};
+use crate::builtin;
 use crate::project::{Project, Resource};
 
 /// A file rendered from a template.
@@ -50,6 +52,9 @@ pub struct KindNames {
     pub plural: String,
     /// Multigroup layout (`rop edit --multigroup`): APIs live under `api/src/<group>/<version>/`.
     pub multigroup: bool,
+    /// A kind Kubernetes serves (PROJECT's `core: true`), with a marker type in
+    /// `api/src/builtin.rs` rather than types of its own.
+    pub core: bool,
 }
 
 impl KindNames {
@@ -65,6 +70,7 @@ impl KindNames {
             snake: kind.to_snake_case(),
             plural: plural.into(),
             multigroup: project.multigroup,
+            core: false,
         }
     }
 
@@ -102,6 +108,7 @@ impl KindNames {
     pub fn of(project: &Project, r: &Resource) -> KindNames {
         let mut k = KindNames::new(project, &r.group, &r.version, &r.kind, &r.plural);
         k.multigroup = !r.core && r.path.split("::").count() == 4;
+        k.core = r.core;
         if r.core {
             k.full_group = r.full_group();
         }
@@ -133,6 +140,13 @@ impl KindNames {
         context.insert("controller_module", &self.controller_module());
         context.insert("sample", &self.sample());
         context.insert("header", header);
+        context.insert("domain", &project.domain);
+        if self.core
+            && let Some(b) = builtin::find(&self.group, &self.version, &self.kind)
+        {
+            context.insert("target", &builtin_marker::target(self));
+            context.insert("object_path", b.object);
+        }
         context
     }
 }
@@ -228,10 +242,27 @@ pub fn describe(
         }
         insert(&mut s, "config/rbac/kustomization.yaml", "rbac-kind-roles", role_files.join("\n"));
     }
-    if controller {
+    if controller && k.core {
+        // A built-in kind's controller: its marker type (with `#[rop(controller)]`, which the
+        // command adds) stands in for the types, and there is no integration test to scaffold.
+        if let Some(b) = builtin::find(&k.group, &k.version, &k.kind) {
+            let (files, inserts) = builtin_marker::describe(project, k, b, exists);
+            s.files.extend(files);
+            s.inserts.extend(inserts);
+        }
+        file(
+            &mut s,
+            format!("src/controller/{}.rs", k.controller_module()),
+            "api/src/controller/builtin.rs.tera",
+            true,
+        );
+    } else if controller {
         let module = k.controller_module();
         file(&mut s, format!("src/controller/{module}.rs"), "api/src/controller/kind.rs.tera", true);
         file(&mut s, format!("tests/{module}_controller.rs"), "api/tests/controller.rs.tera", true);
+    }
+    if controller {
+        let module = k.controller_module();
         insert(&mut s, "src/controller/mod.rs", "controller-modules", format!("pub mod {module};"));
         let crate_name = project.project_name.replace('-', "_");
         let reconciler = format!("{}Reconciler", k.kind);
@@ -239,6 +270,25 @@ pub fn describe(
         insert(&mut s, "src/main.rs", "controllers", format!("manager.add_controller({reconciler});"));
     }
     s
+}
+
+/// Plans insertion `i` into its file (as planned so far, else as on disk), unless it is a
+/// built-in kind's marker type the file declares already.
+///
+/// # Errors
+/// The file is missing, or has no such scaffold marker.
+pub fn insert_into(plan: &mut Plan, i: &Insert) -> anyhow::Result<()> {
+    let current = plan.current(&i.path)?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{} is missing; rop adds code to it at `+rop:scaffold:{}`: restore it from version control or a fresh `rop init`",
+            i.path,
+            i.marker
+        )
+    })?;
+    if !builtin_marker::already_declared(i, &current) {
+        plan.edit(&i.path, markers::insert(&i.path, &current, &i.marker, &i.fragment)?);
+    }
+    Ok(())
 }
 
 /// The copyright header of the project's existing api crate, reused for new files.

@@ -5,8 +5,7 @@
 
 use tera::Context;
 
-use heck::ToUpperCamelCase;
-
+use super::builtin_marker;
 use super::layout;
 use super::resource::{Insert, KindNames};
 use super::templates::Templates;
@@ -104,38 +103,14 @@ pub fn describe(
     let builtin = builtin_of(project, k);
     if let Some(b) = builtin {
         // The built-in kind's marker type in the api crate carries the webhook attributes;
-        // the manifests generator lists it.
-        let content = templates.render("webhook/api/src/builtin.rs.tera", &context)?;
-        s.files.push(WebhookFile { path: "api/src/builtin.rs".into(), content, user_owned: false });
-        s.inserts.push(insert("api/src/lib.rs", "api-versions", "pub mod builtin;".into()));
-        let target = builtin_target(k);
-        s.inserts.push(insert(
-            "api/src/builtin.rs",
-            "builtin-kinds",
-            format!(
-                "/// Admission webhooks for the built-in kind {}.\n#[derive(rop::BuiltinKind)]\n{}\n{}\npub struct {target};\n\n",
-                if b.group.is_empty() { format!("{} {}", b.version, b.kind) } else { format!("{}/{} {}", b.group, b.version, b.kind) },
-                layout::attribute(
-                    "",
-                    &format!(
-                        "#[rop(group = \"{}\", version = \"{}\", kind = \"{}\", plural = \"{}\")]",
-                        b.group, b.version, b.kind, b.plural
-                    )
-                ),
-                layout::attribute("", &format!("#[rop(object = \"{}\")]", b.object)),
-            ),
-        ));
-        s.inserts.push(insert(
-            "api/src/bin/manifests.rs",
-            "manifest-kinds",
-            layout::generic_call(
-                8,
-                "rop::manifests::builtin",
-                &format!("{}::builtin::{target}", project.api_crate()),
-                &format!("\"builtin::{target}\""),
-                ",",
-            ),
-        ));
+        // the manifests generator lists it. The file is listed always: `apply` keeps one that
+        // exists, and the block goes in only where the marker type is not yet.
+        let (files, inserts) = builtin_marker::describe(project, k, b, &|_| false);
+        for f in files {
+            let content = templates.render(&f.template, &context)?;
+            s.files.push(WebhookFile { path: f.path, content, user_owned: false });
+        }
+        s.inserts.extend(inserts);
     }
     if w.defaulting || w.validation {
         let content = templates.render("webhook/src/webhook/kind.rs.tera", &context)?;
@@ -219,11 +194,6 @@ fn builtin_of(project: &Project, k: &KindNames) -> Option<&'static Builtin> {
     project.find_core(&k.group, &k.version, &k.kind).and_then(|r| builtin::find(&r.group, &r.version, &r.kind))
 }
 
-/// The marker type of a built-in kind's webhooks in the api crate: `DeploymentV1`.
-pub fn builtin_target(k: &KindNames) -> String {
-    format!("{}{}", k.kind, k.version.to_upper_camel_case())
-}
-
 /// The template context of kind version `k`'s webhooks: the kind's context, plus `api_dir`,
 /// `hub` and `hub_module` (this version, the one others convert through), for a spoke's
 /// files `spoke`, `spoke_module`, `spoke_dir`, and `sample_let` and `object_let` (the
@@ -238,14 +208,14 @@ pub fn context(project: &Project, k: &KindNames, header: &str, spoke: Option<&st
     match builtin_of(project, k) {
         Some(b) => {
             context.insert("builtin", &true);
-            context.insert("target", &builtin_target(k));
+            context.insert("target", &builtin_marker::target(k));
             context.insert("object_path", b.object);
             // In the order rustfmt sorts them, so a module rop wrote stays byte for byte its own.
             let mut uses =
-                vec![b.object.to_string(), format!("{}::builtin::{}", project.api_crate(), builtin_target(k))];
+                vec![b.object.to_string(), format!("{}::builtin::{}", project.api_crate(), builtin_marker::target(k))];
             uses.sort();
             context.insert("builtin_uses", &uses);
-            context.insert("namespaced", &(b.kind != "Namespace"));
+            context.insert("namespaced", &b.namespaced());
             context.insert("webhook_domain", &project.domain);
         }
         None => {

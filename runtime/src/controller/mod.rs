@@ -10,8 +10,8 @@
 //!   attributes name (a change to an owned object reconciles its owner), in `WATCH_NAMESPACE`
 //!   when the manager has one;
 //! - it hands `reconcile` the object from the watch cache, never a live read per pass;
-//! - with `CLEANUP`, it adds the kind's finalizer (`<group>/finalizer`, from
-//!   [`crate::KindDefinition::finalizer`]) before the first `reconcile`, runs `cleanup` once the
+//! - with `CLEANUP`, it adds the kind's finalizer (`<group>/finalizer` for a custom kind, from
+//!   [`crate::ControllerDefinition::finalizer`]) before the first `reconcile`, runs `cleanup` once the
 //!   object is being deleted and removes the finalizer when `cleanup` succeeds; without it, no
 //!   finalizer is added and owner references let the garbage collector do the cleaning;
 //! - it runs each pass in a `reconcile` span that names the controller and the object, counts it

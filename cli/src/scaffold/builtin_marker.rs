@@ -1,0 +1,140 @@
+//! A built-in kind's marker type in `api/src/builtin.rs`: the `#[derive(rop::BuiltinKind)]`
+//! struct that carries the project's webhooks for the kind and, with `#[rop(controller)]`, what
+//! its controller does. `create webhook` and `create api --resource=false` both add it; each
+//! adds its own attributes to it.
+
+use heck::ToUpperCamelCase;
+
+use super::layout;
+use super::resource::{Insert, KindNames, ScaffoldFile};
+use crate::builtin::Builtin;
+use crate::project::Project;
+
+/// The file of the marker types.
+pub const FILE: &str = "api/src/builtin.rs";
+
+/// Its template, for a project that has none yet.
+pub const TEMPLATE: &str = "webhook/api/src/builtin.rs.tera";
+
+/// The scaffold marker the marker types go above.
+const MARKER: &str = "builtin-kinds";
+
+/// The attributes that make the marker a kind a controller reconciles, with the RBAC rule the
+/// runtime's Events need (as on every kind `create api` scaffolds).
+pub const CONTROLLER: [&str; 2] = [
+    "#[rop(controller)]",
+    "#[rop(rbac(groups = [\"events.k8s.io\"], resources = [\"events\"], verbs = [\"create\", \"patch\"]))]",
+];
+
+/// The marker type of built-in kind version `k`: `DeploymentV1`.
+pub fn target(k: &KindNames) -> String {
+    format!("{}{}", k.kind, k.version.to_upper_camel_case())
+}
+
+/// `pub struct DeploymentV1;`: the line the attributes go above.
+pub fn anchor(k: &KindNames) -> String {
+    format!("pub struct {};", target(k))
+}
+
+/// Whether `i` is a marker type's block that `current` (the marker file) declares already,
+/// maybe with other doc comments or attributes: then it must not go in a second time.
+pub fn already_declared(i: &Insert, current: &str) -> bool {
+    let declaration = i.fragment.lines().rfind(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+    i.path == FILE
+        && i.marker == MARKER
+        && declaration.starts_with("pub struct ")
+        && current.lines().any(|l| l.trim() == declaration)
+}
+
+/// The marker file (when `exists` says there is none) and the insertions that declare the
+/// marker of `b`, list it in the manifests generator and make the module public. The marker's
+/// block goes in only where the file has no such type yet (see [`already_declared`]).
+pub fn describe(
+    project: &Project,
+    k: &KindNames,
+    b: &Builtin,
+    exists: &dyn Fn(&str) -> bool,
+) -> (Vec<ScaffoldFile>, Vec<Insert>) {
+    let files = if exists(FILE) {
+        Vec::new()
+    } else {
+        vec![ScaffoldFile { path: FILE.into(), template: TEMPLATE.into(), user_owned: false }]
+    };
+    let insert =
+        |path: &str, marker: &str, fragment: String| Insert { path: path.into(), marker: marker.into(), fragment };
+    let target = target(k);
+    let name = if b.group.is_empty() {
+        format!("{} {}", b.version, b.kind)
+    } else {
+        format!("{}/{} {}", b.group, b.version, b.kind)
+    };
+    let block = format!(
+        "/// The built-in kind {name}.\n#[derive(rop::BuiltinKind)]\n{}\n{}\n{}\n\n",
+        layout::attribute(
+            "",
+            &format!(
+                "#[rop(group = \"{}\", version = \"{}\", kind = \"{}\", plural = \"{}\")]",
+                b.group, b.version, b.kind, b.plural
+            )
+        ),
+        layout::attribute("", &format!("#[rop(object = \"{}\")]", b.object)),
+        anchor(k),
+    );
+    let inserts = vec![
+        insert("api/src/lib.rs", "api-versions", "pub mod builtin;".into()),
+        insert(FILE, MARKER, block),
+        insert(
+            "api/src/bin/manifests.rs",
+            "manifest-kinds",
+            layout::generic_call(
+                8,
+                "rop::manifests::builtin",
+                &format!("{}::builtin::{target}", project.api_crate()),
+                &format!("\"builtin::{target}\""),
+                ",",
+            ),
+        ),
+    ];
+    (files, inserts)
+}
+
+/// `text` with `attribute` (one line) right above the marker type of `k`, unless it is among
+/// the marker's attributes already.
+///
+/// # Errors
+/// When the file has no such marker type.
+pub fn add_attribute(text: &str, k: &KindNames, attribute: &str) -> anyhow::Result<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let at = position(&lines, k)?;
+    let start = lines[..at].iter().rposition(|l| l.trim().is_empty()).map_or(0, |i| i + 1);
+    if lines[start..at].iter().any(|l| l.trim() == attribute) {
+        return Ok(text.to_string());
+    }
+    let indent: String = lines[at].chars().take_while(|c| c.is_whitespace()).collect();
+    let mut out = lines[..at].concat();
+    out.push_str(&format!("{indent}{attribute}\n"));
+    out.push_str(&lines[at..].concat());
+    Ok(out)
+}
+
+/// `text` without the line `attribute` among the attributes of the marker type of `k` (as it
+/// is when absent).
+pub fn remove_attribute(text: &str, k: &KindNames, attribute: &str) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let Ok(at) = position(&lines, k) else { return text.to_string() };
+    let start = lines[..at].iter().rposition(|l| l.trim().is_empty()).map_or(0, |i| i + 1);
+    let Some(line) = (start..at).find(|&i| lines[i].trim() == attribute) else { return text.to_string() };
+    let mut out = lines[..line].concat();
+    out.push_str(&lines[line + 1..].concat());
+    out
+}
+
+fn position(lines: &[&str], k: &KindNames) -> anyhow::Result<usize> {
+    let anchor = anchor(k);
+    lines.iter().position(|l| l.trim() == anchor).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{FILE} has no `{anchor}` line, the marker type of {}: restore it, then run the command again",
+            k.kind
+        )
+    })
+}

@@ -1,0 +1,42 @@
+// Copyright 2026 The Memcached Authors.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The Deployment controller: acts on each `Deployment`,
+//! a kind Kubernetes serves. The runtime watches the objects the manager may see (cluster-wide,
+//! or in `WATCH_NAMESPACE`), calls `reconcile` with each one that changed, and counts, logs and
+//! retries what fails (see rop's docs/runtime.md). What the controller owns and watches besides
+//! is `#[rop(...)]` on `DeploymentV1` in api/src/builtin.rs.
+
+use std::sync::Arc;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::ResourceExt;
+use rop::controller::{Action, Context, Reconciler};
+
+use memcached_operator_api::builtin::DeploymentV1;
+
+/// Reconciles `Deployment` objects.
+// TODO(user): add what the reconciler needs (configuration, clients of outside systems).
+pub struct DeploymentReconciler;
+
+impl Reconciler for DeploymentReconciler {
+    type Kind = DeploymentV1;
+    type Error = kube::Error;
+
+    async fn reconcile(
+        &self,
+        object: Arc<Deployment>,
+        _ctx: &Context<DeploymentV1>,
+    ) -> Result<Action, kube::Error> {
+        tracing::debug!(name = %object.name_any(), "reconciling Deployment");
+        // TODO(user): build the objects `object` calls for and apply them, e.g.
+        // `ctx.apply(&object, desired_config_map(&object)).await?`: the object becomes their
+        // owner. Name their kind in `#[rop(owns(...))]` on DeploymentV1, so that a change to
+        // them reconciles the object and the manager's RBAC rules allow managing them.
+        Ok(Action::await_change())
+    }
+
+    // TODO(user): to release what an object holds outside the cluster before it goes, set
+    // `const CLEANUP: bool = true;`, implement `cleanup`, and name the finalizer on
+    // DeploymentV1: `#[rop(controller(finalizer = "example.com/finalizer"))]`.
+}
