@@ -398,6 +398,27 @@ fn install_crypto_provider() {
     });
 }
 
+/// What [`TestEnv::start_with_options`] can change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Record every request in an audit log, `audit.log` in [`TestEnv::dir`]: one JSON event
+    /// per line at level `Metadata` (who, verb, resource; no bodies), from the stage
+    /// `ResponseStarted` (watches) or `ResponseComplete` on. Counting a manager's requests
+    /// reads it (see [`TestEnv::kubeconfig_as_service_account`]).
+    pub audit_log: bool,
+}
+
+/// The audit log's file name in the environment's folder.
+const AUDIT_LOG: &str = "audit.log";
+
+/// Metadata of every request, from the response on (kube-apiserver's audit policy format).
+const AUDIT_POLICY: &str = "apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+";
+
 /// A running etcd and kube-apiserver, and a client for them. Dropping it stops both
 /// processes (kube-apiserver first, then etcd) and removes the temporary folder.
 pub struct TestEnv {
@@ -443,7 +464,12 @@ impl TestEnv {
     /// passes without a server. Any other error panics; with `ROP_TESTENV_REQUIRE=1` missing
     /// binaries panic too.
     pub fn start_or_skip() -> Option<TestEnv> {
-        match TestEnv::start() {
+        TestEnv::start_or_skip_with(&Options::default())
+    }
+
+    /// [`TestEnv::start_or_skip`] with `options`.
+    pub fn start_or_skip_with(options: &Options) -> Option<TestEnv> {
+        match Binaries::find().and_then(|binaries| TestEnv::start_with_options(&binaries, options)) {
             Ok(env) => Some(env),
             Err(e) if e.is_not_installed() && std::env::var_os("ROP_TESTENV_REQUIRE").is_none_or(|v| v != "1") => {
                 let test = std::thread::current().name().unwrap_or("a test").to_string();
@@ -459,6 +485,11 @@ impl TestEnv {
 
     /// Starts the environment with the given binaries.
     pub fn start_with(binaries: &Binaries) -> Result<TestEnv, Error> {
+        TestEnv::start_with_options(binaries, &Options::default())
+    }
+
+    /// Starts the environment with the given binaries and `options`.
+    pub fn start_with_options(binaries: &Binaries, options: &Options) -> Result<TestEnv, Error> {
         let started = Instant::now();
         install_crypto_provider();
         let dir =
@@ -506,6 +537,14 @@ impl TestEnv {
             // Without a controller manager no ServiceAccount `default` is ever created, and
             // this plug-in would refuse every Pod for lack of it.
             .arg("--disable-admission-plugins=ServiceAccount");
+        if options.audit_log {
+            let policy = work.join("audit-policy.yaml");
+            std::fs::write(&policy, AUDIT_POLICY).map_err(io_err(format!("writing {}", policy.display())))?;
+            apiserver
+                .arg(arg("--audit-policy-file=", &policy))
+                .arg(arg("--audit-log-path=", &work.join(AUDIT_LOG)))
+                .arg("--audit-log-format=json");
+        }
 
         // The supervisor thread spawns both processes (so that, on Linux, they die with it)
         // and then waits until the TestEnv is dropped, or the process exits.
@@ -595,6 +634,59 @@ impl TestEnv {
             config.auth_info.impersonate_groups = Some(groups);
             Ok(kube::Client::try_from(config)?)
         })
+    }
+
+    /// A kubeconfig file that acts as the ServiceAccount `namespace/name`, as
+    /// [`TestEnv::client_as_service_account`] does (its `as` and `as-groups` fields), for a
+    /// manager run as a process: `KUBECONFIG=<path> manager`. Its requests carry the
+    /// ServiceAccount as `impersonatedUser` in the audit log. Removed on drop.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn kubeconfig_as_service_account(&self, namespace: &str, name: &str) -> Result<PathBuf, Error> {
+        let admin = std::fs::read_to_string(&self.kubeconfig).map_err(io_err("reading the kubeconfig"))?;
+        let user = format!("system:serviceaccount:{namespace}:{name}");
+        let groups = format!("[system:serviceaccounts, \"system:serviceaccounts:{namespace}\", system:authenticated]");
+        let impersonating = admin
+            .replace("    client-key: ", &format!("    as: \"{user}\"\n    as-groups: {groups}\n    client-key: "));
+        let path = self.dir().join(format!("kubeconfig-{namespace}-{name}"));
+        std::fs::write(&path, impersonating).map_err(io_err(format!("writing {}", path.display())))?;
+        Ok(path)
+    }
+
+    /// The audit log, when the environment was started with [`Options::audit_log`].
+    pub fn audit_log(&self) -> Option<PathBuf> {
+        let path = self.dir().join(AUDIT_LOG);
+        path.exists().then_some(path)
+    }
+
+    /// The requests `user` made so far, as impersonated user (see
+    /// [`TestEnv::kubeconfig_as_service_account`] and [`TestEnv::client_as_service_account`]),
+    /// each once, from the audit log: `(verb, resource)` with the subresource after a `/`
+    /// (`patch`, `memcacheds/status`), and how many.
+    ///
+    /// # Errors
+    /// The environment has no audit log ([`Options::audit_log`]), or it cannot be read.
+    pub fn requests_of(&self, user: &str) -> Result<std::collections::BTreeMap<(String, String), usize>, Error> {
+        let path = self.audit_log().ok_or_else(|| {
+            io_err("reading the audit log")(io::Error::other("the environment was started without Options::audit_log"))
+        })?;
+        let text = std::fs::read_to_string(&path).map_err(io_err(format!("reading {}", path.display())))?;
+        let mut seen = std::collections::BTreeSet::new();
+        let mut requests = std::collections::BTreeMap::new();
+        for event in text.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()) {
+            if event["impersonatedUser"]["username"] != user || !seen.insert(event["auditID"].to_string()) {
+                continue;
+            }
+            let reference = &event["objectRef"];
+            let mut resource = reference["resource"].as_str().unwrap_or_default().to_string();
+            if let Some(sub) = reference["subresource"].as_str() {
+                resource = format!("{resource}/{sub}");
+            }
+            let verb = event["verb"].as_str().unwrap_or_default().to_string();
+            *requests.entry((verb, resource)).or_insert(0) += 1;
+        }
+        Ok(requests)
     }
 
     /// The kubeconfig file for the server (`kubectl --kubeconfig <path>` works), with the

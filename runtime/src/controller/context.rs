@@ -3,6 +3,7 @@
 
 use std::fmt::Debug;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use kube::api::{Patch, PatchParams};
 use kube::core::object::HasStatus;
@@ -13,7 +14,9 @@ use serde::de::DeserializeOwned;
 use tracing::{debug, warn};
 
 use super::error::error_chain;
+use super::owned::Owned;
 use super::scope::{self, Kind, KindScope, ObjectOf};
+use super::written::Written;
 
 /// The controller's handle on the cluster, shared by every pass of one controller.
 ///
@@ -26,6 +29,8 @@ pub struct Context<K> {
     controller: String,
     field_manager: String,
     recorder: Recorder,
+    owned: Arc<Owned>,
+    written: Arc<Written>,
     kind: PhantomData<fn() -> K>,
 }
 
@@ -37,6 +42,8 @@ impl<K> Clone for Context<K> {
             controller: self.controller.clone(),
             field_manager: self.field_manager.clone(),
             recorder: self.recorder.clone(),
+            owned: Arc::clone(&self.owned),
+            written: Arc::clone(&self.written),
             kind: PhantomData,
         }
     }
@@ -45,6 +52,11 @@ impl<K> Clone for Context<K> {
 impl<K: Kind> Context<K> {
     /// A context for the controller named `controller` (the lower-cased kind).
     pub fn new(client: Client, controller: &str) -> Self {
+        Self::with_owned(client, controller, Owned::default())
+    }
+
+    /// A context whose applies know the objects `owned` watches.
+    pub(crate) fn with_owned(client: Client, controller: &str, owned: Owned) -> Self {
         let field_manager = format!("{controller}-controller");
         let reporter = Reporter { controller: field_manager.clone(), instance: std::env::var("POD_NAME").ok() };
         Self {
@@ -52,6 +64,8 @@ impl<K: Kind> Context<K> {
             client,
             controller: controller.into(),
             field_manager,
+            owned: Arc::new(owned),
+            written: Arc::default(),
             kind: PhantomData,
         }
     }
@@ -78,7 +92,7 @@ impl<K: Kind> Context<K> {
     }
 
     /// Creates or updates `desired` with server-side apply, as owned by `owner`, and returns it as
-    /// the API server stored it.
+    /// the API server stored it (without `metadata.managedFields`).
     ///
     /// `desired` holds only the fields the controller manages (build it from scratch, not from an
     /// object read back: a `resourceVersion` would make the apply conditional). The runtime adds
@@ -86,7 +100,10 @@ impl<K: Kind> Context<K> {
     /// a change to it reconciles `owner` when the kind `owns` it) and, for a namespaced object
     /// without a namespace, `owner`'s namespace. The apply forces conflicts: fields this
     /// controller managed and someone else changed are taken back, fields it never set are left
-    /// alone, and an apply that changes nothing is not a write (the resourceVersion stays).
+    /// alone, and an apply that changes nothing is not a write (the resourceVersion stays). For
+    /// a kind in `#[rop(owns(...))]` or `watches(...)`, an apply of the same object the last one
+    /// sent, while the watch shows it unchanged since, is not even sent: the object that apply
+    /// returned is returned again.
     ///
     /// # Errors
     /// The API server's refusal: an invalid object, no RBAC permission for the kind
@@ -104,9 +121,16 @@ impl<K: Kind> Context<K> {
         if <D::Scope as KindScope>::NAMESPACED && desired.meta().namespace.is_none() {
             desired.meta_mut().namespace = owner.namespace();
         }
+        if let Some(stored) = self.owned.unchanged(&desired) {
+            return Ok(stored);
+        }
         let api: Api<D> = scope::api(self.client.clone(), desired.meta().namespace.as_deref());
         let params = PatchParams::apply(&self.field_manager).force();
-        api.patch(&desired.name_any(), &params, &Patch::Apply(&desired)).await
+        let mut stored = api.patch(&desired.name_any(), &params, &Patch::Apply(&desired)).await?;
+        // Often half of the object, and of no use to a pass: the apply is what manages fields.
+        stored.meta_mut().managed_fields = None;
+        self.owned.record(&desired, &stored);
+        Ok(stored)
     }
 
     /// Writes `status` into `object`'s status subresource, unless `object` already reports
@@ -114,7 +138,8 @@ impl<K: Kind> Context<K> {
     ///
     /// Build `status` from `object` and what was observed, with conditions set through
     /// [`crate::conditions::set`] (whose times only move when a condition's status does), so a
-    /// converged object is not written at all.
+    /// converged object is not written at all. Nor is a status this controller wrote on top of
+    /// the very version of `object` its cache still shows (the watch has not caught up yet).
     ///
     /// # Errors
     /// The API server's refusal (a status its CRD's schema refuses, a deleted object).
@@ -127,11 +152,12 @@ impl<K: Kind> Context<K> {
         ObjectOf<K>: HasStatus,
         <ObjectOf<K> as HasStatus>::Status: Serialize + PartialEq,
     {
-        if object.status() == Some(&status) {
+        if object.status() == Some(&status) || self.written.done(object, "status", &status) {
             return Ok(false);
         }
         let patch = serde_json::json!({ "status": status });
         self.api(object).patch_status(&object.name_any(), &PatchParams::default(), &Patch::Merge(&patch)).await?;
+        self.written.record(object, "status", &status);
         debug!(controller = %self.controller, name = %object.name_any(), "status updated");
         Ok(true)
     }
@@ -150,5 +176,12 @@ impl<K: Kind> Context<K> {
         if let Err(err) = self.recorder.publish(&event, &object.object_ref(&())).await {
             warn!(controller = %self.controller, name = %object.name_any(), error = error_chain(&err), "cannot record an Event");
         }
+    }
+}
+
+impl<K: Kind> Context<K> {
+    /// What this controller wrote on top of versions its cache may still show.
+    pub(crate) fn written(&self) -> &Written {
+        &self.written
     }
 }

@@ -50,8 +50,10 @@ mod context;
 mod error;
 mod finalizer;
 pub mod metrics;
+mod owned;
 mod run;
 mod scope;
+mod written;
 
 use std::future::Future;
 use std::sync::Arc;

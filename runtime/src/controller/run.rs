@@ -2,20 +2,22 @@
 //! span, the metrics and the backoff around each pass.
 
 use std::future::Future;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
-use kube::api::{ApiResource, DynamicObject};
+use kube::api::ApiResource;
 use kube::runtime::controller::{self, Action};
-use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
+use kube::runtime::reflector::{self, ObjectRef, reflector};
+use kube::runtime::{PredicateConfig, WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use tracing::{Instrument, debug, info, warn};
 
 use super::backoff::Backoff;
 use super::error::{Error, error_chain, error_reason};
 use super::metrics::Metrics;
+use super::owned::Owned;
 use super::scope::{self, ObjectOf};
 use super::{Context, EventType, Reconciler, finalizer};
 use crate::ControllerTarget;
@@ -62,8 +64,16 @@ pub async fn run<R: Reconciler>(
     let name = definition.kind.to_lowercase();
     let namespace = options.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
     let objects: Api<Object<R>> = scope::api(client.clone(), namespace);
-    // Lists are served from the API server's watch cache, as client-go's reflectors do.
-    let mut controller = controller::Controller::new(objects, watcher::Config::default().any_semantic());
+    // Lists are served from the API server's watch cache, as client-go's reflectors do. Only
+    // changes a pass can act on start one (see `changed`).
+    let (reader, writer) = reflector::store();
+    // Managed fields are left out of the cache: they are often half of an object's size.
+    let watch =
+        watcher(objects, watcher::Config::default().any_semantic()).modify(|o| o.meta_mut().managed_fields = None);
+    let changes =
+        reflector(writer, watch).applied_objects().predicate_filter(changed::<Object<R>>, PredicateConfig::default());
+    let mut controller = controller::Controller::for_stream(changes, reader);
+    let mut owned = Owned::default();
     for related in definition.owns.iter().chain(definition.watches) {
         let resource = ApiResource {
             group: related.group.into(),
@@ -72,16 +82,13 @@ pub async fn run<R: Reconciler>(
             kind: related.kind.into(),
             plural: related.plural.into(),
         };
-        let api = match namespace {
-            Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
-            None => Api::<DynamicObject>::all_with(client.clone(), &resource),
-        };
-        controller = controller.owns_with(api, resource, watcher::Config::default().any_semantic());
+        let changes = owned.watch(client.clone(), namespace, &resource);
+        controller = controller.owns_stream_with(changes, resource);
     }
 
     metrics.init_controller(&name);
     let shared = Arc::new(Shared {
-        context: Context::new(client, &name),
+        context: Context::with_owned(client, &name, owned),
         reconciler,
         metrics,
         backoff: Backoff::default(),
@@ -101,6 +108,24 @@ pub async fn run<R: Reconciler>(
         })
         .await;
     info!(controller = %name, "controller stopped");
+}
+
+/// What a change to a reconciled object must touch to start a pass: its spec (the
+/// generation), labels, annotations or deletion, not its status, finalizers or managed fields,
+/// which the controller writes itself (a pass already sees what it wrote). Without that filter
+/// each status write and finalizer patch starts a pass of its own, and a pass applies its owned
+/// objects again: for a deploy-image operator, one in three requests (docs/benchmarks.md). An
+/// object without a generation (a ConfigMap, a Secret) starts a pass on every change.
+fn changed<K: Resource>(object: &K) -> Option<u64> {
+    let meta = object.meta();
+    let mut hasher = DefaultHasher::new();
+    match meta.generation {
+        Some(generation) => {
+            (generation, &meta.labels, &meta.annotations, meta.deletion_timestamp.is_some()).hash(&mut hasher)
+        }
+        None => meta.resource_version.hash(&mut hasher),
+    }
+    Some(hasher.finish())
 }
 
 /// One pass over `object`, in a `reconcile` span that names it, counted in the metrics.
@@ -127,7 +152,8 @@ async fn reconcile<R: Reconciler>(object: Arc<Object<R>>, shared: Arc<Shared<R>>
 impl<R: Reconciler> Shared<R> {
     async fn pass(&self, object: Arc<Object<R>>) -> Result<Action, Error<R::Error>> {
         let api = self.context.api(&object);
-        let finalized = object.finalizers().iter().any(|f| f == self.finalizer);
+        let finalized = object.finalizers().iter().any(|f| f == self.finalizer)
+            || self.context.written().done(&*object, "finalizer", &self.finalizer);
         if object.meta().deletion_timestamp.is_some() {
             if !finalized {
                 return Ok(Action::await_change());
@@ -141,6 +167,7 @@ impl<R: Reconciler> Shared<R> {
                 source,
             })?;
             debug!(finalizer = %self.finalizer, "finalizer removed");
+            self.context.written().forget(&*object);
             return Ok(Action::await_change());
         }
         let object =
@@ -149,6 +176,7 @@ impl<R: Reconciler> Shared<R> {
                     .await
                     .map_err(|source| Error::Finalizer { action: "add", finalizer: self.finalizer.into(), source })?;
                 debug!(finalizer = %self.finalizer, "finalizer added");
+                self.context.written().record(&*object, "finalizer", &self.finalizer);
                 Arc::new(added)
             } else {
                 object

@@ -1,0 +1,414 @@
+//! The operator benchmark: runs one operator's manager, as a process, against a fresh
+//! rop-testenv API server and times the work an operator exists for (docs/benchmarks.md):
+//!
+//! 1. **create**: `objects` custom objects with `spec.size = 1`; converged when each has its
+//!    owned Deployment (same name) with `spec.replicas = 1` and an `Available` condition in its
+//!    status (no kubelet runs, so readiness cannot be the criterion: an operator reports
+//!    `Available`, true or false, once it has looked at the object and its Deployment);
+//! 2. **resize**: `spec.size = 2` on every object; converged when every Deployment has 2
+//!    replicas;
+//! 3. **heal**: every Deployment deleted; converged when each is back (a new uid) with 2
+//!    replicas;
+//! 4. **idle**: nothing changes for `idle`.
+//!
+//! It measures the manager's CPU seconds (all phases, and the idle phase alone), peak and idle
+//! resident memory (`VmHWM`, `VmRSS` at the end) and the API requests it issued: the manager
+//! runs as the ServiceAccount `default/controller-manager` (bound to `cluster-admin`), and its
+//! requests are counted in the API server's audit log.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleRef, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use rop_testenv::{Binaries, Options, TestEnv};
+use serde_json::{Value, json};
+
+/// The namespace the objects live in.
+const NAMESPACE: &str = "default";
+/// The ServiceAccount the manager acts as.
+const MANAGER: (&str, &str) = ("default", "controller-manager");
+/// How many requests the benchmark itself has in flight when it creates or changes objects.
+const CONCURRENCY: usize = 16;
+/// How often the benchmark lists the objects while it waits for convergence.
+const POLL: Duration = Duration::from_millis(100);
+
+/// One operator to measure: its manager binary and the custom kind it reconciles.
+#[derive(Clone, Debug)]
+pub struct Operator {
+    /// Its name in the report, e.g. `rop` or `kubebuilder`.
+    pub name: String,
+    /// The manager binary.
+    pub manager: PathBuf,
+    /// Extra arguments of the manager, after the probe and metrics addresses the benchmark sets.
+    pub args: Vec<String>,
+    /// Extra environment of the manager (kubebuilder's deploy-image reads its image from
+    /// `MEMCACHED_IMAGE`).
+    pub env: Vec<(String, String)>,
+    /// The folder of its CRDs (`config/crd/bases`), installed before it starts.
+    pub crds: PathBuf,
+    /// Where to keep the manager's output (it goes with the API server's folder otherwise).
+    pub log: Option<PathBuf>,
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+}
+
+/// How much work, and how long to wait.
+#[derive(Clone, Copy, Debug)]
+pub struct Scenario {
+    /// How many objects.
+    pub objects: usize,
+    /// How long the idle phase lasts.
+    pub idle: Duration,
+    /// How long a phase may take before the run fails.
+    pub timeout: Duration,
+}
+
+/// What one run measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub operator: String,
+    pub objects: usize,
+    pub create: Duration,
+    pub resize: Duration,
+    pub heal: Duration,
+    /// User and system CPU time of the manager over the whole run, in seconds.
+    pub cpu_seconds: f64,
+    /// The part of it spent in the idle phase.
+    pub idle_cpu_seconds: f64,
+    /// Peak resident memory (`VmHWM`), KiB.
+    pub peak_rss_kib: u64,
+    /// Resident memory at the end of the idle phase (`VmRSS`), KiB.
+    pub idle_rss_kib: u64,
+    /// Requests the manager issued, by verb (`list`, `watch`, `create`, `patch`, ...).
+    pub requests: BTreeMap<String, usize>,
+}
+
+impl Report {
+    /// All requests the manager issued.
+    pub fn total_requests(&self) -> usize {
+        self.requests.values().sum()
+    }
+
+    /// The report as one JSON object (durations in seconds).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "operator": self.operator,
+            "objects": self.objects,
+            "create_s": self.create.as_secs_f64(),
+            "resize_s": self.resize.as_secs_f64(),
+            "heal_s": self.heal.as_secs_f64(),
+            "cpu_s": self.cpu_seconds,
+            "idle_cpu_s": self.idle_cpu_seconds,
+            "peak_rss_kib": self.peak_rss_kib,
+            "idle_rss_kib": self.idle_rss_kib,
+            "requests": self.total_requests(),
+            "requests_per_object": self.total_requests() as f64 / self.objects as f64,
+            "requests_by_verb": self.requests,
+        })
+    }
+}
+
+/// Runs `operator` through `scenario` on a fresh API server (rop-testenv's binaries must be
+/// installed).
+///
+/// # Errors
+/// The API server or the manager does not start, the manager exits, or a phase does not
+/// converge within the timeout (the error says how many objects had).
+pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
+    let env = TestEnv::start_with_options(&Binaries::find()?, &Options { audit_log: true })?;
+    let client = env.client();
+    env.block_on(async {
+        rop_testenv::install_crds(&client, &operator.crds).await?;
+        grant_cluster_admin(&client).await?;
+        anyhow::Ok(())
+    })?;
+    let kubeconfig = env.kubeconfig_as_service_account(MANAGER.0, MANAGER.1)?;
+    let mut manager = Manager::start(operator, &kubeconfig, env.dir())?;
+    let result = env.block_on(async {
+        manager.wait_ready(scenario.timeout).await?;
+        phases(operator, scenario, &client, &mut manager).await
+    });
+    let measured = manager.stop();
+    if let Some(keep) = &operator.log {
+        std::fs::copy(&manager.log, keep)
+            .with_context(|| format!("keeping the manager's output in {}", keep.display()))?;
+    }
+    let (create, resize, heal, idle_cpu_seconds) = result.with_context(|| manager.log_tail())?;
+    let (cpu_seconds, peak_rss_kib, idle_rss_kib) = measured?;
+    let user = format!("system:serviceaccount:{}:{}", MANAGER.0, MANAGER.1);
+    let mut requests = BTreeMap::new();
+    for ((verb, _), count) in env.requests_of(&user)? {
+        *requests.entry(verb).or_insert(0) += count;
+    }
+    Ok(Report {
+        operator: operator.name.clone(),
+        objects: scenario.objects,
+        create,
+        resize,
+        heal,
+        cpu_seconds,
+        idle_cpu_seconds,
+        peak_rss_kib,
+        idle_rss_kib,
+        requests,
+    })
+}
+
+/// Create, resize, heal and idle; returns the three times and the idle CPU seconds.
+async fn phases(
+    operator: &Operator,
+    scenario: &Scenario,
+    client: &kube::Client,
+    manager: &mut Manager,
+) -> anyhow::Result<(Duration, Duration, Duration, f64)> {
+    let resource = ApiResource {
+        group: operator.group.clone(),
+        version: operator.version.clone(),
+        api_version: format!("{}/{}", operator.group, operator.version),
+        kind: operator.kind.clone(),
+        plural: operator.plural.clone(),
+    };
+    let objects: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
+    let names: Vec<String> = (0..scenario.objects).map(|i| format!("bench-{i:04}")).collect();
+
+    let started = Instant::now();
+    concurrently(&names, |name| {
+        let object = DynamicObject::new(&name, &resource)
+            .within(NAMESPACE)
+            .data(json!({ "spec": { "size": 1, "containerPort": 11211 } }));
+        let objects = objects.clone();
+        async move { objects.create(&PostParams::default(), &object).await.map(drop) }
+    })
+    .await?;
+    converge("create", scenario.timeout, manager, || async {
+        let available =
+            objects.list(&ListParams::default()).await?.items.iter().filter(|o| has_condition(o, "Available")).count();
+        let deployed = replicas(&deployments, 1, &BTreeSet::new()).await?;
+        Ok((available.min(deployed), scenario.objects))
+    })
+    .await?;
+    let create = started.elapsed();
+
+    let started = Instant::now();
+    concurrently(&names, |name| {
+        let objects = objects.clone();
+        let patch = json!({ "spec": { "size": 2 } });
+        async move { objects.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(drop) }
+    })
+    .await?;
+    converge("resize", scenario.timeout, manager, || async {
+        Ok((replicas(&deployments, 2, &BTreeSet::new()).await?, scenario.objects))
+    })
+    .await?;
+    let resize = started.elapsed();
+
+    let before: BTreeSet<String> =
+        deployments.list(&ListParams::default()).await?.items.into_iter().filter_map(|d| d.metadata.uid).collect();
+    let started = Instant::now();
+    deployments.delete_collection(&DeleteParams::background(), &ListParams::default()).await?;
+    converge("heal", scenario.timeout, manager, || async {
+        Ok((replicas(&deployments, 2, &before).await?, scenario.objects))
+    })
+    .await?;
+    let heal = started.elapsed();
+
+    let busy = manager.cpu_seconds()?;
+    tokio::time::sleep(scenario.idle).await;
+    manager.check_running()?;
+    Ok((create, resize, heal, manager.cpu_seconds()? - busy))
+}
+
+/// Runs `request` for every name, `CONCURRENCY` at a time.
+async fn concurrently<F, Fut>(names: &[String], request: F) -> anyhow::Result<()>
+where
+    F: Fn(String) -> Fut,
+    Fut: Future<Output = Result<(), kube::Error>>,
+{
+    futures::stream::iter(names.iter().cloned().map(request)).buffer_unordered(CONCURRENCY).try_collect::<()>().await?;
+    Ok(())
+}
+
+/// Polls `count` (done, wanted) until done reaches wanted.
+async fn converge<F, Fut>(phase: &str, timeout: Duration, manager: &mut Manager, count: F) -> anyhow::Result<()>
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = anyhow::Result<(usize, usize)>>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        let (done, wanted) = count().await?;
+        if done >= wanted {
+            return Ok(());
+        }
+        manager.check_running()?;
+        if Instant::now() > deadline {
+            bail!("{phase}: {done} of {wanted} objects converged in {timeout:?}");
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// How many Deployments have `replicas` and a uid not in `old`.
+async fn replicas(deployments: &Api<Deployment>, replicas: i32, old: &BTreeSet<String>) -> anyhow::Result<usize> {
+    let list = deployments.list(&ListParams::default()).await?;
+    Ok(list
+        .items
+        .iter()
+        .filter(|d| d.spec.replicas == Some(replicas))
+        .filter(|d| d.metadata.uid.as_ref().is_some_and(|uid| !old.contains(uid)))
+        .count())
+}
+
+fn has_condition(object: &DynamicObject, type_: &str) -> bool {
+    object.data["status"]["conditions"].as_array().is_some_and(|c| c.iter().any(|c| c["type"] == type_))
+}
+
+/// Binds the manager's ServiceAccount to `cluster-admin`: both operators get every permission,
+/// so RBAC is not what is measured.
+async fn grant_cluster_admin(client: &kube::Client) -> anyhow::Result<()> {
+    let binding = ClusterRoleBinding {
+        metadata: ObjectMeta { name: Some("bench-manager".into()), ..ObjectMeta::default() },
+        role_ref: RoleRef {
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            kind: "ClusterRole".into(),
+            name: "cluster-admin".into(),
+        },
+        subjects: Some(vec![Subject {
+            kind: "ServiceAccount".into(),
+            name: MANAGER.1.into(),
+            namespace: Some(MANAGER.0.into()),
+            ..Subject::default()
+        }]),
+    };
+    Api::<ClusterRoleBinding>::all(client.clone()).create(&PostParams::default(), &binding).await?;
+    Ok(())
+}
+
+/// The manager process and where its output goes.
+struct Manager {
+    child: Child,
+    probe: u16,
+    log: PathBuf,
+}
+
+impl Manager {
+    fn start(operator: &Operator, kubeconfig: &Path, dir: &Path) -> anyhow::Result<Manager> {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let log = dir.join(format!("{}-manager.log", operator.name));
+        let out = std::fs::File::create(&log)?;
+        let child = Command::new(&operator.manager)
+            .arg(format!("--health-probe-bind-address=127.0.0.1:{probe}"))
+            .arg("--metrics-bind-address=0")
+            .args(&operator.args)
+            .envs(operator.env.iter().map(|(k, v)| (k, v)))
+            .env("KUBECONFIG", kubeconfig)
+            .env("ENABLE_WEBHOOKS", "false")
+            // Both managers watch the objects' namespace only (the kubebuilder anchor is a
+            // namespace-scoped project and refuses to start without it).
+            .env("WATCH_NAMESPACE", NAMESPACE)
+            .stdin(Stdio::null())
+            .stdout(out.try_clone()?)
+            .stderr(out)
+            .spawn()
+            .with_context(|| format!("starting {}", operator.manager.display()))?;
+        Ok(Manager { child, probe, log })
+    }
+
+    /// Waits until `/readyz` answers 200.
+    async fn wait_ready(&mut self, timeout: Duration) -> anyhow::Result<()> {
+        let deadline = Instant::now() + timeout;
+        while !self.ready() {
+            self.check_running()?;
+            if Instant::now() > deadline {
+                bail!("the manager was not ready within {timeout:?}");
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        Ok(())
+    }
+
+    fn ready(&self) -> bool {
+        let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", self.probe)) else { return false };
+        let request = format!("GET /readyz HTTP/1.0\r\nHost: 127.0.0.1:{}\r\n\r\n", self.probe);
+        let mut answer = String::new();
+        stream.write_all(request.as_bytes()).is_ok()
+            && stream.read_to_string(&mut answer).is_ok()
+            && answer.split_whitespace().nth(1) == Some("200")
+    }
+
+    fn check_running(&mut self) -> anyhow::Result<()> {
+        match self.child.try_wait()? {
+            Some(status) => bail!("the manager exited ({status})"),
+            None => Ok(()),
+        }
+    }
+
+    /// User and system CPU seconds so far (`/proc/<pid>/stat`).
+    fn cpu_seconds(&self) -> anyhow::Result<f64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))?;
+        // The fields after the command name, which is in parentheses and may hold spaces.
+        let fields: Vec<&str> =
+            stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default().split_whitespace().collect();
+        let ticks: u64 = fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
+        // SAFETY: sysconf has no preconditions.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        Ok(ticks as f64 / per_second)
+    }
+
+    /// `VmHWM` and `VmRSS` of `/proc/<pid>/status`, KiB.
+    fn memory_kib(&self) -> anyhow::Result<(u64, u64)> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
+        let fields: HashMap<&str, u64> = status
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .filter_map(|(k, v)| Some((k, v.trim().trim_end_matches(" kB").parse().ok()?)))
+            .collect();
+        Ok((fields.get("VmHWM").copied().unwrap_or(0), fields.get("VmRSS").copied().unwrap_or(0)))
+    }
+
+    /// Measures the process one last time, then stops it (SIGTERM, SIGKILL after 10 s):
+    /// CPU seconds, peak and current RSS.
+    fn stop(&mut self) -> anyhow::Result<(f64, u64, u64)> {
+        let measured = self.cpu_seconds().and_then(|cpu| Ok((cpu, self.memory_kib()?)));
+        // SAFETY: kill has no memory preconditions; the pid is our child's, not yet reaped.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.child.try_wait()?.is_none() {
+            if Instant::now() > deadline {
+                self.child.kill()?;
+                self.child.wait()?;
+                break;
+            }
+            std::thread::sleep(POLL);
+        }
+        let (cpu, (peak, idle)) = measured?;
+        Ok((cpu, peak, idle))
+    }
+
+    /// The last lines of the manager's output, for an error.
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        format!("the manager's last output:\n{}", lines[lines.len().saturating_sub(30)..].join("\n"))
+    }
+}
+
+impl Drop for Manager {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

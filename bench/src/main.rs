@@ -1,0 +1,62 @@
+//! `rop-operator-bench`: one run of the operator benchmark (see the library docs), printed as
+//! one JSON line.
+//!
+//! ```text
+//! rop-operator-bench --name rop --manager target/release/manager --crds config/crd/bases \
+//!     --group cache.example.com --version v1alpha1 --kind Memcached --plural memcacheds \
+//!     --objects 100 [--idle 30] [--timeout 300] [--env NAME=VALUE]... [--log FILE] [-- MANAGER ARGS...]
+//! ```
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rop_operator_bench::{Operator, Scenario, run};
+
+fn main() -> anyhow::Result<()> {
+    let mut flags = std::collections::HashMap::new();
+    let mut manager_args = Vec::new();
+    let mut env = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            manager_args.extend(args.by_ref());
+            break;
+        }
+        let Some(name) = arg.strip_prefix("--") else { bail!("unexpected argument {arg}: flags are --name value") };
+        let value = args.next().with_context(|| format!("--{name} needs a value"))?;
+        if name == "env" {
+            let (key, value) = value.split_once('=').context("--env takes NAME=VALUE")?;
+            env.push((key.to_string(), value.to_string()));
+        } else {
+            flags.insert(name.to_string(), value);
+        }
+    }
+    let mut take = |name: &str| flags.remove(name).with_context(|| format!("--{name} is required"));
+    let seconds = |value: String, name: &str| -> anyhow::Result<Duration> {
+        Ok(Duration::from_secs(value.parse().with_context(|| format!("--{name} takes whole seconds"))?))
+    };
+    let operator = Operator {
+        name: take("name")?,
+        manager: PathBuf::from(take("manager")?),
+        args: manager_args,
+        env,
+        crds: PathBuf::from(take("crds")?),
+        log: take("log").ok().map(PathBuf::from),
+        group: take("group")?,
+        version: take("version")?,
+        kind: take("kind")?,
+        plural: take("plural")?,
+    };
+    let scenario = Scenario {
+        objects: take("objects")?.parse().context("--objects takes a number")?,
+        idle: seconds(take("idle").unwrap_or_else(|_| "30".into()), "idle")?,
+        timeout: seconds(take("timeout").unwrap_or_else(|_| "300".into()), "timeout")?,
+    };
+    if let Some(unknown) = flags.keys().next() {
+        bail!("unknown flag --{unknown}");
+    }
+    let report = run(&operator, &scenario)?;
+    println!("{}", report.to_json());
+    Ok(())
+}

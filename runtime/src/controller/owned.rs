@@ -1,0 +1,124 @@
+//! What a controller knows of the objects it owns and watches: their metadata, from the watches
+//! that reconcile their owners, and what its last apply of each one returned. An apply of the
+//! same object again, unchanged since (its `resourceVersion` in the watch is the one that apply
+//! returned), would change nothing, so it is not sent: that is the pass each of the
+//! controller's own writes to an owned object starts.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use futures::Stream;
+use kube::api::{ApiResource, DynamicObject, PartialObjectMeta};
+use kube::runtime::reflector::{ObjectRef, Store, store::Writer};
+use kube::runtime::{WatchStreamExt, reflector, watcher};
+use kube::{Api, Client, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::written::fingerprint;
+
+/// The metadata of one related kind's objects, as the watch last saw them.
+type Metadata = Store<PartialObjectMeta<DynamicObject>>;
+
+/// An object: `apiVersion`, `kind`, namespace (empty for a cluster-scoped one), name.
+type Key = (String, String, String, String);
+
+/// What an apply sent, in short, and what the API server answered.
+struct Applied {
+    /// A hash of the object sent.
+    fingerprint: u64,
+    /// The `resourceVersion` the API server stored it at.
+    resource_version: String,
+    /// The object as stored, as JSON text (a tenth of the memory of a `serde_json::Value`).
+    object: Box<str>,
+}
+
+/// The related kinds' metadata stores, and the controller's last apply of each object.
+#[derive(Default)]
+pub(crate) struct Owned {
+    stores: HashMap<(String, String), (ApiResource, Metadata)>,
+    applied: Mutex<HashMap<Key, Applied>>,
+}
+
+impl Owned {
+    /// Watches the metadata of `resource`'s objects in `namespace` (all namespaces when
+    /// `None`), keeping them in a store; returns the stream of changed objects for the
+    /// controller to reconcile their owners. Lists come from the API server's watch cache.
+    pub(crate) fn watch(
+        &mut self,
+        client: Client,
+        namespace: Option<&str>,
+        resource: &ApiResource,
+    ) -> impl Stream<Item = Result<PartialObjectMeta<DynamicObject>, watcher::Error>> + Send + 'static {
+        let api: Api<PartialObjectMeta<DynamicObject>> = match namespace {
+            Some(ns) => Api::namespaced_with(client, ns, resource),
+            None => Api::all_with(client, resource),
+        };
+        let writer = Writer::new(resource.clone());
+        let key = (resource.api_version.clone(), resource.kind.clone());
+        self.stores.insert(key, (resource.clone(), writer.as_reader()));
+        // Managed fields are most of an object's metadata, and nothing here reads them.
+        let watch =
+            watcher(api, watcher::Config::default().any_semantic()).modify(|o| o.metadata.managed_fields = None);
+        reflector(writer, watch).touched_objects()
+    }
+
+    /// The object the last apply of `desired` returned, if the watch shows it unchanged since
+    /// and `desired` is what that apply sent.
+    pub(crate) fn unchanged<D>(&self, desired: &D) -> Option<D>
+    where
+        D: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let key = key(desired);
+        let current = self.resource_version(&key)?;
+        let applied = self.applied.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let last = applied.get(&key)?;
+        if last.resource_version != current || last.fingerprint != fingerprint(desired)? {
+            return None;
+        }
+        serde_json::from_str(&last.object).ok()
+    }
+
+    /// Records that applying `desired` stored `stored`. Only kinds the controller watches are
+    /// recorded (the others have no watch to say they are unchanged); objects no longer in their
+    /// watch are forgotten once there are more records than watched objects.
+    pub(crate) fn record<D>(&self, desired: &D, stored: &D)
+    where
+        D: Resource<DynamicType = ()> + Serialize,
+    {
+        let key = key(desired);
+        let (Some(fingerprint), Some(resource_version), Ok(object)) =
+            (fingerprint(desired), stored.resource_version(), serde_json::to_string(stored))
+        else {
+            return;
+        };
+        if !self.stores.contains_key(&(key.0.clone(), key.1.clone())) {
+            return;
+        }
+        let mut applied = self.applied.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        applied.insert(key, Applied { fingerprint, resource_version, object: object.into() });
+        let watched: usize = self.stores.values().map(|(_, store)| store.len()).sum();
+        if applied.len() > 2 * watched + 64 {
+            applied.retain(|key, _| self.resource_version(key).is_some());
+        }
+    }
+
+    /// The object's `resourceVersion` in its kind's watch.
+    fn resource_version(&self, key: &Key) -> Option<String> {
+        let (resource, store) = self.stores.get(&(key.0.clone(), key.1.clone()))?;
+        let mut reference = ObjectRef::new_with(&key.3, resource.clone());
+        if !key.2.is_empty() {
+            reference = reference.within(&key.2);
+        }
+        store.get(&reference)?.resource_version()
+    }
+}
+
+fn key<D: Resource<DynamicType = ()>>(object: &D) -> Key {
+    (
+        D::api_version(&()).into_owned(),
+        D::kind(&()).into_owned(),
+        object.namespace().unwrap_or_default(),
+        object.name_any(),
+    )
+}
