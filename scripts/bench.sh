@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rop's benchmarks (see docs/benchmarks.md for the figures and how to read them).
 #
-#   scripts/bench.sh [SECTION...]      SECTION: scaffold derive generate verify operator (default: all)
+#   scripts/bench.sh [SECTION...]      SECTION: scaffold derive generate verify operator
+#                                      operator-runtime (default: all)
 #
 # Every comparison is a ratio of two commands measured in the same run, since the machines
 # are noisy. Timing uses hyperfine when it is installed (`apt-get install hyperfine`), else
@@ -19,6 +20,12 @@
 #   BENCH_TIMER=loop   use plain repetition even when hyperfine is installed
 #   BENCH_REV          measure this git revision (e.g. HEAD) instead of the working tree
 #   BENCH_WILD_DIR     the CRDs for `rop verify` (default: ../shared/testdata/crds-in-the-wild)
+#   BENCH_OPERATOR_N   object counts of operator-runtime (default "100 1000")
+#   BENCH_OPERATOR_RUNS  runs of each manager per count, interleaved (default 3)
+#   BENCH_OPERATOR_IDLE  seconds of the idle phase (default 30)
+#   BENCH_ANCHOR_DIR   kubebuilder's deploy-image project (default:
+#                      ../shared/anchors/kubebuilder/project-v4-with-plugins); operator-runtime
+#                      builds it with Go (`go mod tidy`, `go build`) from the module proxy
 #
 # Results: a Markdown table on stdout and in $BENCH_DIR/out/results.md; raw timings (and
 # hyperfine's JSON) beside it.
@@ -29,7 +36,7 @@ here="$repo/scripts/bench"
 source "$here/lib.sh"
 
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(scaffold derive generate verify operator)
+[ ${#sections[@]} -gt 0 ] || sections=(scaffold derive generate verify operator operator-runtime)
 want() { [[ " ${sections[*]} " == *" $1 "* ]]; }
 
 BENCH_DIR="${BENCH_DIR:-$repo/target/bench}"
@@ -78,6 +85,7 @@ if [ -n "${BENCH_REV:-}" ]; then
     # since rop-names was split out, absent from older revisions.
     crates="cli macros runtime templates testenv testdata"
     if git -C "$repo" cat-file -e "$BENCH_REV:names" 2>/dev/null; then crates="$crates names"; fi
+    if git -C "$repo" cat-file -e "$BENCH_REV:bench" 2>/dev/null; then crates="$crates bench"; fi
     # shellcheck disable=SC2086
     git -C "$repo" archive "$BENCH_REV" Cargo.toml Cargo.lock $crates scripts/install-testenv.sh | tar -x -C "$rev_dir.tmp"
     mv "$rev_dir.tmp" "$rev_dir"
@@ -86,10 +94,10 @@ if [ -n "${BENCH_REV:-}" ]; then
   echo "source: git revision $BENCH_REV ($(git -C "$repo" rev-parse --short "$BENCH_REV"))" | tee -a "$OUT/machine.txt" >&2
 else
   rm -rf "$snap" && mkdir -p "$snap"
-  cp -a "$repo/Cargo.toml" "$repo/Cargo.lock" "$repo/cli" "$repo/macros" "$repo/names" "$repo/runtime" "$repo/templates" "$repo/testenv" "$repo/testdata" "$snap/"
+  cp -a "$repo/Cargo.toml" "$repo/Cargo.lock" "$repo/bench" "$repo/cli" "$repo/macros" "$repo/names" "$repo/runtime" "$repo/templates" "$repo/testenv" "$repo/testdata" "$snap/"
   # `scripts/install-testenv.sh` is compiled into `rop testenv install`.
   mkdir -p "$snap/scripts" && cp -a "$repo/scripts/install-testenv.sh" "$snap/scripts/"
-  echo "source: the working tree$(git -C "$repo" diff --quiet HEAD -- cli macros names runtime templates testenv 2>/dev/null || echo ', with uncommitted changes')" | tee -a "$OUT/machine.txt" >&2
+  echo "source: the working tree$(git -C "$repo" diff --quiet HEAD -- bench cli macros names runtime templates testenv 2>/dev/null || echo ', with uncommitted changes')" | tee -a "$OUT/machine.txt" >&2
 fi
 if [ -n "${ROP_BIN:-}" ]; then
   rop="$ROP_BIN"
@@ -276,6 +284,71 @@ if want operator; then
   ssize=$(stat -c %s "$OUT/manager.stripped")
   result "5 operator" "release binary \`manager\` (as built / stripped)" "$(mib "$((size / 1024))") / $(mib "$((ssize / 1024))")" "" "release build took $(secs "$(python3 -c "print($t1 - $t0)")") (warm if this folder was built before)"
   unset CARGO_TARGET_DIR
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 6. The operators at work: rop's deploy-image Memcached manager and kubebuilder's, the same
+# work on the same API server (a fresh rop-testenv one per run), runs interleaved. See
+# bench/src/lib.rs for the phases and what converged means.
+if want operator-runtime; then
+  log "6. operator runtime: rop vs kubebuilder deploy-image Memcached"
+  anchor_src="${BENCH_ANCHOR_DIR:-$repo/../shared/anchors/kubebuilder/project-v4-with-plugins}"
+  if ! have go; then
+    result "6 operator runtime" "skipped" "Go is not installed" "" ""
+  elif [ ! -x "$HOME/.cache/rop-testenv/bin/kube-apiserver" ] && [ -z "${ROP_TESTENV_BIN_DIR:-}" ] && ! have kube-apiserver; then
+    result "6 operator runtime" "skipped" "no rop-testenv binaries (scripts/install-testenv.sh)" "" ""
+  else
+    o="$BENCH_DIR/operator-runtime"
+    mkdir -p "$o"
+    export CARGO_TARGET_DIR="$BENCH_DIR/target-release"
+    cargo build --quiet --release -p rop-operator-bench --manifest-path "$snap/Cargo.toml"
+    harness="$CARGO_TARGET_DIR/release/rop-operator-bench"
+    # rop's twin of the anchor: Memcached and Busybox with an image, Wordpress without.
+    p="$o/rop-project"
+    rm -rf "$p" && mkdir -p "$p"
+    (cd "$p" && "$rop" --quiet init --domain example.com --repo github.com/example/memcached-operator $ROP_INIT_ARGS &&
+      "$rop" --quiet create api --group cache --version v1alpha1 --kind Memcached --image memcached:1.6.26-alpine \
+        --image-container-port 11211 --image-container-command memcached,--memory-limit=64,-o,modern,-v --run-as-user 1001 &&
+      "$rop" --quiet create api --group cache --version v1alpha1 --kind Busybox --image busybox:1.36.1 &&
+      "$rop" --quiet create api --group cache --version v1 --kind Wordpress &&
+      "$rop" --quiet generate && cargo build --quiet --release --bin manager)
+    cp "$CARGO_TARGET_DIR/release/manager" "$o/rop-manager"
+    unset CARGO_TARGET_DIR
+    # kubebuilder's, built from its sources with the Go module proxy (kept between runs).
+    a="$o/kubebuilder-project"
+    if [ ! -x "$a/bin/manager" ]; then
+      rm -rf "$a" && cp -r "$anchor_src" "$a"
+      (cd "$a" && go mod tidy && go build -o bin/manager ./cmd) >"$OUT/anchor-build.txt" 2>&1 || {
+        cat "$OUT/anchor-build.txt" >&2
+        exit 1
+      }
+    fi
+    runs="${BENCH_OPERATOR_RUNS:-3}"
+    idle="${BENCH_OPERATOR_IDLE:-30}"
+    : >"$OUT/operator-runtime.jsonl"
+    run_one() { # NAME N
+      case $1 in
+        rop) "$harness" --name rop --manager "$o/rop-manager" --crds "$p/config/crd/bases" \
+          --group cache.example.com --version v1alpha1 --kind Memcached --plural memcacheds \
+          --objects "$2" --idle "$idle" --timeout 600 ;;
+        kubebuilder) "$harness" --name kubebuilder --manager "$a/bin/manager" --crds "$a/config/crd/bases" \
+          --group example.com.testproject.org --version v1alpha1 --kind Memcached --plural memcacheds \
+          --objects "$2" --idle "$idle" --timeout 600 --env MEMCACHED_IMAGE=memcached:1.6.26-alpine ;;
+      esac
+    }
+    for n in ${BENCH_OPERATOR_N:-100 1000}; do
+      for ((r = 1; r <= runs; r++)); do
+        # Alternate who goes first, so a drift of the machine favours neither.
+        if ((r % 2)); then order="rop kubebuilder"; else order="kubebuilder rop"; fi
+        for name in $order; do
+          log "operator-runtime: $name, $n objects, run $r of $runs"
+          run_one "$name" "$n" | tee -a "$OUT/operator-runtime.jsonl" >&2
+        done
+      done
+    done
+    python3 "$here/operator_table.py" "$OUT/operator-runtime.jsonl" | tee "$OUT/operator-runtime.md" >&2
+    python3 "$here/operator_table.py" --results "$OUT/operator-runtime.jsonl" >>"$OUT/results.md"
+  fi
 fi
 
 # ---------------------------------------------------------------------------------------------

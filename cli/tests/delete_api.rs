@@ -130,4 +130,18 @@ fn a_built_in_kind_controller_is_deleted_like_any_other() {
     rop_ok(&dir, &[&["delete", "webhook"][..], &apps].concat());
     rop_ok(&dir, &[&["delete", "api"][..], &apps].concat());
     pretty_assertions::assert_eq!(tree(&dir), before, "webhook, controller, and both deleted");
+
+    // A marker type the user added to goes only with --force, edits and all.
+    rop_ok(&dir, &[&["create", "api"][..], &core, &["--resource=false"]].concat());
+    let marker = dir.join("api/src/builtin.rs");
+    let text = std::fs::read_to_string(&marker).unwrap();
+    let owns = "\n#[rop(controller)]\n#[rop(owns(k8s_openapi::api::core::v1::Secret))]\n";
+    std::fs::write(&marker, text.replace("\n#[rop(controller)]\n", owns)).unwrap();
+    let out = rop(&dir, &[&["delete", "api"][..], &core].concat());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: api/src/builtin.rs: the marker type ServiceAccountV1 was edited since rop wrote it: pass --force to delete it with its edits\n"
+    );
+    rop_ok(&dir, &[&["delete", "api"][..], &core, &["--force"]].concat());
+    pretty_assertions::assert_eq!(tree(&dir), before, "an edited marker deleted with --force");
 }

@@ -3,7 +3,7 @@
 //! the same `webhook(...)`, `owns(...)`, `watches(...)` and `rbac(...)` keys as a custom kind's.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{DeriveInput, LitStr, Path};
@@ -201,8 +201,9 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     if let Some(e) = errors {
         return Err(e);
     }
-    let (group, version, kind, plural) =
-        (group.unwrap().value(), version.unwrap().value(), kind.unwrap().value(), plural.unwrap().value());
+    let (group_lit, version_lit, kind_lit, plural_lit) =
+        (group.unwrap(), version.unwrap(), kind.unwrap(), plural.unwrap());
+    let (group, version, kind, plural) = (group_lit.value(), version_lit.value(), kind_lit.value(), plural_lit.value());
     let object = raw.object.unwrap();
     let webhooks = raw.webhooks.into_iter().map(|w| expand_webhook(&w.finish(&group, &version, &kind)));
     let controller = raw.controller.map(|(finalizer, _)| {
@@ -234,9 +235,28 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         Some(definition) => quote!(::core::option::Option::Some(#definition)),
         None => quote!(::core::option::Option::None),
     };
-    let mismatch = format!(
-        "#[rop(group, version, kind, plural)] of {ident} are not those of its `object` type: write the ones its k8s-openapi type has (the core group is \"\")"
-    );
+    // One check per name, pointing at it: a const panic cannot print the value the type has.
+    let object_text = quote!(#object).to_string().replace(' ', "");
+    let checks = [
+        (&group, &group_lit, "group", "GROUP"),
+        (&version, &version_lit, "version", "VERSION"),
+        (&kind, &kind_lit, "kind", "KIND"),
+        (&plural, &plural_lit, "plural", "PLURAL"),
+    ]
+    .into_iter()
+    .map(|(value, lit, key, constant)| {
+        let constant = syn::Ident::new(constant, lit.span());
+        let core = if key == "group" { " (the core group is \"\")" } else { "" };
+        let message = format!(
+            "{key} = \"{value}\" is not the {key} of {object_text}: write the one its k8s-openapi type has{core}"
+        );
+        quote_spanned! {lit.span()=>
+            const _: () = ::core::assert!(
+                ::rop::__private::str_eq(#value, <#object as ::rop::BuiltinResource>::#constant),
+                #message
+            );
+        }
+    });
     Ok(quote! {
         impl ::rop::WebhookTarget for #ident {
             type Object = #object;
@@ -255,9 +275,6 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
 
         #controller_impl
 
-        const _: () = ::core::assert!(
-            ::rop::__private::is_builtin::<#object>(#group, #version, #kind, #plural),
-            #mismatch
-        );
+        #(#checks)*
     })
 }

@@ -75,7 +75,7 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::resource::is_builtin;
+    pub use crate::resource::str_eq;
 
     /// Implemented by `#[derive(CustomResource)]` for its spec type, so that kind-level keys
     /// (`group`, `version`, ...) on a type that only derives `rop::JsonSchema` are an error.

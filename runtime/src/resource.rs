@@ -340,8 +340,11 @@ pub trait BuiltinKind: WebhookTarget {
     }
 }
 
-/// Whether two strings are equal, in a `const` context.
-const fn same(a: &str, b: &str) -> bool {
+/// Whether two strings are equal, in a `const` context: `#[derive(rop::BuiltinKind)]` checks
+/// at compile time that a marker's `group`, `version`, `kind` and `plural` are those of its
+/// `object` type (k8s-openapi's `Resource` constants), so a marker cannot name one kind and
+/// reconcile another.
+pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -354,11 +357,4 @@ const fn same(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
-}
-
-/// Whether `group`, `version`, `kind` and `plural`, as a `#[derive(rop::BuiltinKind)]` marker
-/// states them, are those of its `object` type (k8s-openapi's `Resource` constants). The
-/// derive evaluates it at compile time, so a marker cannot name one kind and reconcile another.
-pub const fn is_builtin<T: BuiltinResource>(group: &str, version: &str, kind: &str, plural: &str) -> bool {
-    same(group, T::GROUP) && same(version, T::VERSION) && same(kind, T::KIND) && same(plural, T::PLURAL)
 }

@@ -114,14 +114,29 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
         plan.remove(&f.path, Some(expected));
     }
 
-    if removed.core {
+    if removed.core
+        && let Some(current) = plan.current(builtin_marker::FILE)?
+    {
         // Out first, so that the marker's block is rop's fragment again.
-        if let Some(current) = plan.current(builtin_marker::FILE)? {
-            let text = builtin_marker::CONTROLLER
-                .iter()
-                .fold(current, |text, attribute| builtin_marker::remove_attribute(&text, &k, attribute));
-            plan.file(builtin_marker::FILE, text, IfExists::Overwrite);
+        let mut text = builtin_marker::CONTROLLER
+            .iter()
+            .fold(current, |text, attribute| builtin_marker::remove_attribute(&text, &k, attribute));
+        // The kind has no webhooks (refused above), so nothing else uses its marker type; one
+        // with attributes of the user's (`owns(...)`) is not rop's block and goes whole.
+        let block = scaffold.inserts.iter().find(|i| i.path == builtin_marker::FILE);
+        if block.is_some_and(|b| markers::remove(&text, &b.fragment) == text)
+            && text.lines().any(|l| l.trim() == builtin_marker::anchor(&k))
+        {
+            if !args.force {
+                bail!(
+                    "{}: the marker type {} was edited since rop wrote it: pass --force to delete it with its edits",
+                    builtin_marker::FILE,
+                    builtin_marker::target(&k)
+                );
+            }
+            text = builtin_marker::remove_item(&text, &k);
         }
+        plan.file(builtin_marker::FILE, text, IfExists::Overwrite);
     }
     for i in &scaffold.inserts {
         if needed.contains(&(i.path.clone(), i.fragment.clone())) {

@@ -307,9 +307,15 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
         }
         bail!("generated manifests are out of date: {}; run `rop generate` and commit the result", stale.join(", "));
     }
+    let has_crds = !bundle.kinds.is_empty();
     let changes = plan.write(true)?;
     ui::info(&plan::summary(&changes));
-    ui::info("Next: `make install` to install the CRDs, or `make deploy IMG=<image>` to deploy the operator");
+    if has_crds {
+        ui::info("Next: `make install` to install the CRDs, or `make deploy IMG=<image>` to deploy the operator");
+    } else {
+        // Controllers and webhooks of built-in kinds only: there is no CRD to install.
+        ui::info("Next: `make deploy IMG=<image>` to deploy the operator");
+    }
     Ok(())
 }
 

@@ -129,6 +129,18 @@ pub fn remove_attribute(text: &str, k: &KindNames, attribute: &str) -> String {
     out
 }
 
+/// `text` without the marker type of `k`: its doc comments and attributes (the lines above it
+/// up to a blank one), its declaration and the blank line after it.
+pub fn remove_item(text: &str, k: &KindNames) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let Ok(at) = position(&lines, k) else { return text.to_string() };
+    let start = lines[..at].iter().rposition(|l| l.trim().is_empty()).map_or(0, |i| i + 1);
+    let end = if lines.get(at + 1).is_some_and(|l| l.trim().is_empty()) { at + 2 } else { at + 1 };
+    let mut out = lines[..start].concat();
+    out.push_str(&lines[end..].concat());
+    out
+}
+
 fn position(lines: &[&str], k: &KindNames) -> anyhow::Result<usize> {
     let anchor = anchor(k);
     lines.iter().position(|l| l.trim() == anchor).ok_or_else(|| {
