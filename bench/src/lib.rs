@@ -125,6 +125,9 @@ impl Report {
 /// The API server or the manager does not start, the manager exits, or a phase does not
 /// converge within the timeout (the error says how many objects had).
 pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
+    if scenario.objects == 0 {
+        bail!("the scenario needs at least one object");
+    }
     let env = TestEnv::start_with_options(&Binaries::find()?, &Options { audit_log: true })?;
     let client = env.client();
     env.block_on(async {
@@ -192,10 +195,16 @@ async fn phases(
     })
     .await?;
     converge("create", scenario.timeout, manager, || async {
-        let available =
-            objects.list(&ListParams::default()).await?.items.iter().filter(|o| has_condition(o, "Available")).count();
-        let deployed = replicas(&deployments, 1, &BTreeSet::new()).await?;
-        Ok((available.min(deployed), scenario.objects))
+        let available: BTreeSet<String> = objects
+            .list(&ListParams::default())
+            .await?
+            .items
+            .into_iter()
+            .filter(|o| has_condition(o, "Available"))
+            .filter_map(|o| o.metadata.name)
+            .collect();
+        let deployed = deployed(&deployments, 1, &BTreeSet::new()).await?;
+        Ok((deployed.intersection(&available).count(), scenario.objects))
     })
     .await?;
     let create = started.elapsed();
@@ -208,7 +217,7 @@ async fn phases(
     })
     .await?;
     converge("resize", scenario.timeout, manager, || async {
-        Ok((replicas(&deployments, 2, &BTreeSet::new()).await?, scenario.objects))
+        Ok((deployed(&deployments, 2, &BTreeSet::new()).await?.len(), scenario.objects))
     })
     .await?;
     let resize = started.elapsed();
@@ -218,7 +227,7 @@ async fn phases(
     let started = Instant::now();
     deployments.delete_collection(&DeleteParams::background(), &ListParams::default()).await?;
     converge("heal", scenario.timeout, manager, || async {
-        Ok((replicas(&deployments, 2, &before).await?, scenario.objects))
+        Ok((deployed(&deployments, 2, &before).await?.len(), scenario.objects))
     })
     .await?;
     let heal = started.elapsed();
@@ -259,15 +268,22 @@ where
     }
 }
 
-/// How many Deployments have `replicas` and a uid not in `old`.
-async fn replicas(deployments: &Api<Deployment>, replicas: i32, old: &BTreeSet<String>) -> anyhow::Result<usize> {
+/// The names of the Deployments with `replicas` and a uid not in `old` (an object's Deployment
+/// has the object's name, in both operators).
+async fn deployed(
+    deployments: &Api<Deployment>,
+    replicas: i32,
+    old: &BTreeSet<String>,
+) -> anyhow::Result<BTreeSet<String>> {
     let list = deployments.list(&ListParams::default()).await?;
     Ok(list
         .items
-        .iter()
+        .into_iter()
         .filter(|d| d.spec.replicas == Some(replicas))
         .filter(|d| d.metadata.uid.as_ref().is_some_and(|uid| !old.contains(uid)))
-        .count())
+        .filter_map(|d| d.metadata.name)
+        .filter(|name| name.starts_with("bench-"))
+        .collect())
 }
 
 fn has_condition(object: &DynamicObject, type_: &str) -> bool {
