@@ -64,6 +64,25 @@ pub struct Resource {
     pub webhooks: Option<Webhooks>,
 }
 
+impl Resource {
+    /// A new entry for built-in kind `b`, with `group` as given on the command line (`core` for
+    /// the core group): no types, no controller, no webhooks yet.
+    pub fn builtin(group: &str, version: &str, kind: &str, b: &crate::builtin::Builtin) -> Resource {
+        Resource {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            domain: String::new(),
+            plural: b.plural.into(),
+            path: b.object.into(),
+            api: None,
+            controller: false,
+            core: true,
+            webhooks: None,
+        }
+    }
+}
+
 /// The webhooks of one kind version, as kubebuilder's PROJECT records them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -318,18 +318,7 @@ fn create_builtin_controller(
             "{group}/{version} {kind} already has a controller: pass --force to scaffold it again (its edits are lost)"
         );
     }
-    let mut resource = existing.unwrap_or_else(|| Resource {
-        group: group.clone(),
-        version: version.clone(),
-        kind: kind.clone(),
-        domain: String::new(),
-        plural: b.plural.into(),
-        path: b.object.into(),
-        api: None,
-        controller: false,
-        core: true,
-        webhooks: None,
-    });
+    let mut resource = existing.unwrap_or_else(|| Resource::builtin(group, version, kind, b));
     resource.controller = true;
     match project.resources.iter_mut().find(|r| r.core && r.group == *group && r.version == *version && r.kind == *kind)
     {

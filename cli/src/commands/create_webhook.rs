@@ -128,18 +128,10 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
                     args.kind
                 );
             }
-            project.find_core(&args.group, &args.version, &args.kind).cloned().unwrap_or_else(|| Resource {
-                group: args.group.clone(),
-                version: args.version.clone(),
-                kind: args.kind.clone(),
-                domain: String::new(),
-                plural: b.plural.into(),
-                path: b.object.into(),
-                api: None,
-                controller: false,
-                core: true,
-                webhooks: None,
-            })
+            project
+                .find_core(&args.group, &args.version, &args.kind)
+                .cloned()
+                .unwrap_or_else(|| Resource::builtin(&args.group, &args.version, &args.kind, b))
         }
         (None, None) => {
             names::check_group(&args.group, &project.domain)?;
