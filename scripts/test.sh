@@ -33,7 +33,13 @@ if [ "${ROP_TESTENV_INSTALL:-1}" != 0 ]; then
   scripts/install-testenv.sh >/dev/null
 fi
 
-# With no arguments the whole workspace; with arguments (`-p rop-cli --test lifecycle`) just those.
-if [ $# -eq 0 ]; then set -- --workspace; fi
+# With no arguments the whole workspace, after packaging the crates generated projects depend on
+# (their versions must agree and each must build from its package); with arguments
+# (`-p rop-cli --test lifecycle`) just those tests.
+if [ $# -eq 0 ]; then
+  step "packaging rop-names, rop-macros, rop and rop-testenv (scripts/package-check.sh)"
+  scripts/package-check.sh --quiet >/dev/null
+  set -- --workspace
+fi
 step "cargo test $*"
 cargo test "$@"

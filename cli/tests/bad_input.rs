@@ -130,6 +130,12 @@ fn cases() -> Vec<Case> {
             message: "the argument '--rop-path <ROP_PATH>' cannot be used with '--rop-version <ROP_VERSION>'",
         },
         Case {
+            args: &["init", "--rop-version", "v0.1.0"],
+            setup: Empty,
+            code: 1,
+            message: "--rop-version \"v0.1.0\" is not a version requirement: unexpected character 'v' while parsing major version number",
+        },
+        Case {
             args: &["init", "--rop-path", "/nonexistent/runtime"],
             setup: Empty,
             code: 1,

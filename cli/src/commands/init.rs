@@ -59,7 +59,9 @@ const PROJECT_FILES: [&str; 4] = [project::FILE, "Cargo.toml", "Makefile", "src/
 /// The Cargo dependency on the rop runtime crate, as a TOML inline table.
 /// A relative `--rop-path` is kept relative to the project root (so a copy of the runtime
 /// inside the project, say `vendor/runtime`, goes with it into a container build); the default
-/// and absolute paths are written absolute.
+/// and absolute paths are written absolute. A `--rop-version` is written as given, a
+/// requirement in cargo's syntax (`0.1.0` is `^0.1.0`); rop-testenv gets the same one
+/// ([`testenv_dependency`]), and rop's crates share one version, so both resolve to one release.
 fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
     if let Some(relative) = args.rop_path.as_ref().filter(|p| p.is_relative()) {
         if !root.join(relative).join("Cargo.toml").is_file() {
@@ -72,6 +74,11 @@ fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
         return Ok(format!("{{ path = \"{path}\" }}"));
     }
     if let Some(version) = &args.rop_version {
+        // Checked here, not at the project's first build, so that a mistyped version is reported
+        // against the flag and never written into Cargo.toml (nor breaks its TOML).
+        if let Err(e) = semver::VersionReq::parse(version) {
+            bail!("--rop-version {version:?} is not a version requirement: {e}");
+        }
         return Ok(format!("{{ version = \"{version}\" }}"));
     }
     let path = match &args.rop_path {
