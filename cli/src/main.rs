@@ -5,6 +5,7 @@
 //! a failed build); 2 the command line itself is wrong (unknown flag, missing value).
 
 mod builtin;
+mod chart;
 mod commands;
 mod names;
 mod project;
@@ -58,6 +59,8 @@ enum Commands {
     /// Write the CRDs (config/crd/bases) and RBAC (config/rbac/role.yaml) from the api crate's types.
     #[command(visible_alias = "manifests")]
     Generate(commands::generate::GenerateArgs),
+    /// Write the Helm chart (dist/chart) from the kustomize configuration (config/default).
+    Helm(commands::helm::HelmArgs),
     /// Check CustomResourceDefinition YAML files against the API server's rules and API conventions.
     Verify(commands::verify::VerifyArgs),
     /// The real API server (etcd and kube-apiserver) that controller tests run against.
@@ -112,6 +115,7 @@ fn main() -> ExitCode {
         Commands::Delete(Delete::Api(args)) => commands::delete_api::run(&project::find_root(&root), args),
         Commands::Delete(Delete::Webhook(args)) => commands::delete_webhook::run(&project::find_root(&root), args),
         Commands::Generate(args) => commands::generate::run(&project::find_root(&root), args),
+        Commands::Helm(args) => commands::helm::run(&project::find_root(&root), args),
         Commands::Verify(args) => commands::verify::run(&root, args),
         Commands::Testenv(command) => commands::testenv::run(command),
     });

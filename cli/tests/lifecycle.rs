@@ -178,6 +178,7 @@ fn every_command_has_help_with_an_example() {
         &["delete", "api"],
         &["delete", "webhook"],
         &["generate"],
+        &["helm"],
         &["alpha", "generate"],
         &["completion"],
     ] {

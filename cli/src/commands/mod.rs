@@ -7,6 +7,7 @@ pub mod delete_api;
 pub mod delete_webhook;
 pub mod edit;
 pub mod generate;
+pub mod helm;
 pub mod init;
 pub mod testenv;
 pub mod verify;

@@ -65,6 +65,22 @@ pub fn changes(before: &BTreeMap<String, String>, after: &BTreeMap<String, Strin
         .collect()
 }
 
+/// Copies folder `from` to `to`, leaving out build output (`target/`).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if path.is_dir() {
+            if name != "target" {
+                copy_tree(&path, &to.join(name));
+            }
+        } else {
+            std::fs::copy(&path, to.join(name)).unwrap();
+        }
+    }
+}
+
 /// The repository's `testdata/` folder.
 pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata")

@@ -1,0 +1,384 @@
+//! One kustomize object to one chart template: which value switches it on, where its file goes,
+//! and which of its parts come from values.yaml, the release's name and its namespace.
+
+use std::collections::BTreeSet;
+
+use serde_yaml::{Mapping, Value};
+
+use super::emit::{Emitter, NINDENT};
+use super::kustomize::Build;
+
+/// The first line of every template `rop helm` writes; a template without it is the user's and
+/// is never replaced or removed.
+pub const HEADER: &str = "# Written by `rop helm` from config/ (kubectl kustomize config/default): changes here are replaced on the next run.";
+
+/// What the objects of a build are, for the templates and the default values.
+#[derive(Debug)]
+pub struct Context {
+    /// The chart's name, which prefixes its named templates (`<chart>.labels`).
+    pub chart: String,
+    pub(super) namespace: String,
+    name_prefix: String,
+    /// The names kustomize prefixed: every object's name that starts with the prefix.
+    names: BTreeSet<String>,
+    /// The Service webhook configurations and conversion webhooks call.
+    webhook_service: Option<String>,
+    /// The Secret cert-manager writes the webhook serving certificate into.
+    pub(super) cert_secret: Option<String>,
+    /// What config/default includes, which the switches in values.yaml default to.
+    pub defaults: Switches,
+}
+
+/// The parts of the chart values.yaml switches on and off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Switches {
+    pub webhook: bool,
+    pub cert_manager: bool,
+    pub prometheus: bool,
+    pub network_policy: bool,
+    pub rbac_helpers: bool,
+}
+
+impl Context {
+    /// The context of `build`, for a chart named `chart`.
+    pub fn new(chart: &str, build: &Build) -> Context {
+        let all = || build.objects.iter().chain(&build.optional);
+        let names = all()
+            .filter(|o| !build.name_prefix.is_empty() && kind(o) != "Namespace")
+            .filter_map(|o| o["metadata"]["name"].as_str())
+            .filter(|n| n.starts_with(&build.name_prefix))
+            .map(str::to_string)
+            .collect();
+        let webhook_service = all()
+            .find_map(|o| {
+                let config = o["webhooks"][0]["clientConfig"]["service"]["name"].as_str();
+                config.or(o["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["name"].as_str())
+            })
+            .map(str::to_string);
+        let cert_secret = all()
+            .find(|o| group(o) == "cert-manager.io" && kind(o) == "Certificate")
+            .and_then(|o| o["spec"]["secretName"].as_str())
+            .map(str::to_string);
+        let included = |f: &dyn Fn(&Value) -> bool| build.objects.iter().any(f);
+        let defaults = Switches {
+            webhook: webhook_service.is_some(),
+            cert_manager: included(&|o| group(o) == "cert-manager.io"),
+            prometheus: included(&|o| kind(o) == "ServiceMonitor"),
+            network_policy: included(&|o| kind(o) == "NetworkPolicy"),
+            rbac_helpers: included(&|o| is_helper_role(o, &build.name_prefix)),
+        };
+        Context {
+            chart: chart.to_string(),
+            namespace: build.namespace.clone(),
+            name_prefix: build.name_prefix.clone(),
+            names,
+            webhook_service,
+            cert_secret,
+            defaults,
+        }
+    }
+
+    /// The Go-template text of a prefixed name: the release's full name, then the rest.
+    fn name(&self, prefixed: &str) -> String {
+        let suffix = &prefixed[self.name_prefix.len()..];
+        format!("{{{{ include \"{}.resourceName\" (dict \"suffix\" \"{suffix}\" \"context\" $) }}}}", self.chart)
+    }
+
+    /// `text` with the prefixed names and the namespace in it (whole, or as parts between
+    /// `.` and `/`, as in `svc.ns.svc` and `ns/certificate`) written as Go-template text, or
+    /// `None` when it holds neither.
+    fn templated(&self, text: &str) -> Option<String> {
+        if self.names.contains(text) {
+            return Some(self.name(text));
+        }
+        let mut out = String::new();
+        let mut changed = false;
+        for part in text.split_inclusive(['.', '/']) {
+            let (word, delimiter) = match part.strip_suffix(['.', '/']) {
+                Some(word) => (word, &part[word.len()..]),
+                None => (part, ""),
+            };
+            if word == self.namespace {
+                out.push_str("{{ .Release.Namespace }}");
+                changed = true;
+            } else if self.names.contains(word) {
+                out.push_str(&self.name(word));
+                changed = true;
+            } else {
+                out.push_str(word);
+            }
+            out.push_str(delimiter);
+        }
+        changed.then_some(out)
+    }
+
+    /// Replaces every string in `value` that names a prefixed object or the namespace.
+    fn template_strings(&self, value: &mut Value, emitter: &mut Emitter) {
+        match value {
+            Value::String(text) => {
+                if let Some(expression) = self.templated(text) {
+                    *value = emitter.inline(expression);
+                }
+            }
+            Value::Sequence(items) => items.iter_mut().for_each(|v| self.template_strings(v, emitter)),
+            Value::Mapping(map) => map.values_mut().for_each(|v| self.template_strings(v, emitter)),
+            _ => {}
+        }
+    }
+}
+
+/// One chart template: its path under `templates/` and its text.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Template {
+    pub path: String,
+    pub text: String,
+}
+
+/// The template of `object`, or `None` for an object the chart leaves out: the Namespace,
+/// which Helm creates (`helm install --create-namespace`) and which holds the release.
+pub fn template(object: &Value, context: &Context) -> Option<Template> {
+    let mut object = object.clone();
+    let mut emitter = Emitter::default();
+    let (folder, condition) = place(&object, context)?;
+    let name = object["metadata"]["name"].as_str().unwrap_or("object").to_string();
+    match (group(&object), kind(&object)) {
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => crd(&mut object, context, &mut emitter),
+        ("apps", "Deployment") if folder == "manager" => {
+            context.template_strings(&mut object, &mut emitter);
+            manager(&mut object, context, &mut emitter);
+        }
+        _ => {
+            for (key, part) in object.as_mapping_mut().expect("an object is a mapping") {
+                if key != "apiVersion" && key != "kind" {
+                    context.template_strings(part, &mut emitter);
+                }
+            }
+            annotations(&mut object, &[], &mut emitter);
+        }
+    }
+    labels(&mut object, context, &mut emitter);
+    let body = emitter.render(&object);
+    let text = match condition {
+        Some(condition) => format!("{HEADER}\n{{{{- if {condition} }}}}\n{body}{{{{- end }}}}\n"),
+        None => format!("{HEADER}\n{body}"),
+    };
+    let file = name.strip_prefix(&context.name_prefix).filter(|_| kind(&object) != "CustomResourceDefinition");
+    Some(Template { path: format!("{folder}/{}.yaml", file.unwrap_or(&name)), text })
+}
+
+/// The folder of `object`'s template and the value that switches it on.
+fn place(object: &Value, context: &Context) -> Option<(&'static str, Option<&'static str>)> {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    Some(match (group(object), kind(object)) {
+        ("", "Namespace") => return None,
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => ("crd", Some(".Values.crd.enabled")),
+        ("admissionregistration.k8s.io", _) => ("webhook", Some(".Values.webhook.enabled")),
+        ("cert-manager.io", _) => ("cert-manager", Some("and .Values.webhook.enabled .Values.certManager.enabled")),
+        ("monitoring.coreos.com", _) => ("prometheus", Some("and .Values.metrics.enabled .Values.prometheus.enabled")),
+        ("networking.k8s.io", "NetworkPolicy") if name.contains("metrics") => {
+            ("network-policy", Some("and .Values.metrics.enabled .Values.networkPolicy.enabled"))
+        }
+        ("networking.k8s.io", "NetworkPolicy") => ("network-policy", Some(".Values.networkPolicy.enabled")),
+        ("", "Service") if context.webhook_service.as_deref() == Some(name) => {
+            ("webhook", Some(".Values.webhook.enabled"))
+        }
+        ("", "Service") if name.ends_with("metrics-service") => ("metrics", Some(".Values.metrics.enabled")),
+        ("rbac.authorization.k8s.io", _) if is_helper_role(object, &context.name_prefix) => {
+            ("rbac", Some(".Values.rbac.helpers.enabled"))
+        }
+        ("rbac.authorization.k8s.io", _) | ("", "ServiceAccount") => ("rbac", None),
+        ("apps", "Deployment") if object["metadata"]["labels"]["control-plane"] == "controller-manager" => {
+            ("manager", None)
+        }
+        _ => ("other", None),
+    })
+}
+
+/// A CRD: kept on uninstall when `crd.keep`, its conversion webhook only with the webhooks.
+fn crd(object: &mut Value, context: &Context, emitter: &mut Emitter) {
+    let conversion = object["spec"]["conversion"].clone();
+    if conversion["strategy"] == "Webhook" {
+        let mut conversion = conversion;
+        context.template_strings(&mut conversion, emitter);
+        let token = emitter.conditional_entry(".Values.webhook.enabled", "conversion", &conversion);
+        replace_key(object["spec"].as_mapping_mut().expect("a CRD has a spec"), "conversion", token);
+    }
+    context.template_strings(&mut object["metadata"], emitter);
+    annotations(object, &[(".Values.crd.keep", "helm.sh/resource-policy", "keep")], emitter);
+}
+
+/// The annotation cert-manager injects its CA by, which needs cert-manager.
+const INJECT_CA: &str = "cert-manager.io/inject-ca-from";
+
+/// Rewrites `object`'s annotations: cert-manager's CA injection only with cert-manager, and
+/// `extra` annotations `(condition, key, value)` only when their condition holds. When every
+/// annotation is conditional, so is the `annotations` key (an empty `annotations:` is null).
+fn annotations(object: &mut Value, extra: &[(&str, &str, &str)], emitter: &mut Emitter) {
+    let metadata = object["metadata"].as_mapping_mut().expect("an object has metadata");
+    let existing = metadata.get("annotations").and_then(Value::as_mapping).cloned().unwrap_or_default();
+    let mut plain = Mapping::new();
+    let mut conditional: Vec<(&str, Value, Value)> = Vec::new();
+    for (key, value) in existing {
+        if key == INJECT_CA {
+            // The Certificate it names is there only with both.
+            conditional.push(("and .Values.webhook.enabled .Values.certManager.enabled", key, value));
+        } else {
+            plain.insert(key, value);
+        }
+    }
+    conditional
+        .extend(extra.iter().map(|(condition, key, value)| (*condition, Value::from(*key), Value::from(*value))));
+    let token = match (plain.is_empty(), conditional.as_slice()) {
+        (_, []) => return,
+        (true, [(condition, key, value)]) => {
+            let mut one = Mapping::new();
+            one.insert(key.clone(), value.clone());
+            emitter.conditional_entry(condition, "annotations", &Value::Mapping(one))
+        }
+        (all_conditional, many) => {
+            for (condition, key, value) in many {
+                let key = key.as_str().expect("annotation keys are strings");
+                plain.insert(emitter.conditional_entry(condition, key, value), Value::Null);
+            }
+            if !all_conditional {
+                metadata.insert("annotations".into(), Value::Mapping(plain));
+                return;
+            }
+            let any = many.iter().map(|(condition, ..)| format!("({condition})")).collect::<Vec<_>>().join(" ");
+            emitter.conditional_entry(&format!("or {any}"), "annotations", &Value::Mapping(plain))
+        }
+    };
+    match metadata.contains_key("annotations") {
+        true => replace_key(metadata, "annotations", token),
+        false => insert_after(metadata, "", token),
+    }
+}
+
+/// Helm's labels on every object, in place of kustomize's `app.kubernetes.io/managed-by`.
+fn labels(object: &mut Value, context: &Context, emitter: &mut Emitter) {
+    let metadata = object["metadata"].as_mapping_mut().expect("an object has metadata");
+    let labels = metadata.entry("labels".into()).or_insert_with(|| Value::Mapping(Mapping::new()));
+    let labels = labels.as_mapping_mut().expect("labels are a mapping");
+    labels.remove("app.kubernetes.io/managed-by");
+    let helm = emitter.lines(format!("{{{{- include \"{}.labels\" $ | nindent {{column}} }}}}", context.chart));
+    labels.insert(helm, Value::Null);
+}
+
+/// The manager's Deployment: replicas, image, flags, environment, resources, security
+/// contexts and scheduling from values.yaml; the webhook port and certificate only with the
+/// webhooks.
+fn manager(object: &mut Value, context: &Context, emitter: &mut Emitter) {
+    let to_yaml = |path: &str| format!("{{{{- toYaml .Values.manager.{path} | nindent {NINDENT} }}}}");
+    object["spec"]["replicas"] = emitter.inline("{{ .Values.manager.replicas }}");
+    let pod = &mut object["spec"]["template"]["spec"];
+    let webhook = ".Values.webhook.enabled";
+    let cert_volume = pod["volumes"].as_sequence().and_then(|volumes| {
+        volumes.iter().find(|v| v["secret"]["secretName"].as_str() == context.cert_secret.as_deref()).cloned()
+    });
+    let cert_volume = cert_volume.and_then(|v| v["name"].as_str().map(str::to_string));
+    if let Some(containers) = pod["containers"].as_sequence_mut() {
+        let index = containers.iter().position(|c| c["name"] == "manager").unwrap_or(0);
+        if let Some(container) = containers.get_mut(index).and_then(Value::as_mapping_mut) {
+            container.insert("args".into(), emitter.inline(to_yaml("args")));
+            let image =
+                "\"{{ .Values.manager.image.repository }}{{ with .Values.manager.image.tag }}:{{ . }}{{ end }}\"";
+            container.insert("image".into(), emitter.inline(image));
+            let pull =
+                emitter.lines("{{- with .Values.manager.image.pullPolicy }}\nimagePullPolicy: {{ . }}\n{{- end }}");
+            insert_after(container, "image", pull);
+            let mut env =
+                "env:\n{{- with .Values.manager.env }}\n{{- toYaml . | nindent {column} }}\n{{- end }}".to_string();
+            if context.defaults.webhook {
+                env.push_str(&format!(
+                    "\n{{{{- if not {webhook} }}}}\n- name: ENABLE_WEBHOOKS\n  value: \"false\"\n{{{{- end }}}}"
+                ));
+            }
+            let env = emitter.lines(env);
+            match container.contains_key("env") {
+                true => replace_key(container, "env", env),
+                false => insert_after(container, "command", env),
+            };
+            container.insert("resources".into(), emitter.inline(to_yaml("resources")));
+            container.insert("securityContext".into(), emitter.inline(to_yaml("securityContext")));
+            gate_items(container.get_mut("ports"), webhook, emitter, |p| p["name"] == "webhook-server");
+            gate_items(container.get_mut("volumeMounts"), webhook, emitter, |m| {
+                m["name"].as_str() == cert_volume.as_deref()
+            });
+        }
+    }
+    gate_items(pod.get_mut("volumes"), webhook, emitter, |v| v["name"].as_str() == cert_volume.as_deref());
+    let pod = pod.as_mapping_mut().expect("a pod spec is a mapping");
+    pod.insert("securityContext".into(), emitter.inline(to_yaml("podSecurityContext")));
+    if pod.contains_key("terminationGracePeriodSeconds") {
+        pod.insert(
+            "terminationGracePeriodSeconds".into(),
+            emitter.inline("{{ .Values.manager.terminationGracePeriodSeconds }}"),
+        );
+    }
+    for key in ["imagePullSecrets", "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints"] {
+        let block = format!(
+            "{{{{- with .Values.manager.{key} }}}}\n{key}: {{{{- toYaml . | nindent {NINDENT} }}}}\n{{{{- end }}}}"
+        );
+        pod.insert(emitter.lines(block), Value::Null);
+    }
+    pod.insert(
+        emitter.lines("{{- with .Values.manager.priorityClassName }}\npriorityClassName: {{ . | quote }}\n{{- end }}"),
+        Value::Null,
+    );
+}
+
+/// Shows the items of `list` that `matches` picks only when `condition` holds.
+fn gate_items(list: Option<&mut Value>, condition: &str, emitter: &mut Emitter, matches: impl Fn(&Value) -> bool) {
+    let Some(items) = list.and_then(Value::as_sequence_mut) else { return };
+    for item in items.iter_mut().filter(|item| matches(item)) {
+        *item = emitter.conditional_item(condition, item);
+    }
+}
+
+/// Puts `new_key` (with a null value) where `key` was, keeping the order of the others.
+fn replace_key(map: &mut Mapping, key: &str, new_key: Value) {
+    let entries = std::mem::take(map);
+    for (k, v) in entries {
+        if k == key {
+            map.insert(new_key.clone(), Value::Null);
+        } else {
+            map.insert(k, v);
+        }
+    }
+}
+
+/// Puts `new_key` (with a null value) right after `key`, or last when there is no `key`.
+fn insert_after(map: &mut Mapping, key: &str, new_key: Value) {
+    let entries = std::mem::take(map);
+    let mut placed = false;
+    for (k, v) in entries {
+        let after = k == key;
+        map.insert(k, v);
+        if after {
+            map.insert(new_key.clone(), Value::Null);
+            placed = true;
+        }
+    }
+    if !placed {
+        map.insert(new_key, Value::Null);
+    }
+}
+
+/// The admin, editor and viewer ClusterRoles `create api` writes for each kind
+/// (config/rbac/<kind>_{admin,editor,viewer}_role.yaml), which users bind to people.
+fn is_helper_role(object: &Value, prefix: &str) -> bool {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    kind(object) == "ClusterRole"
+        && name.starts_with(prefix)
+        && ["-admin-role", "-editor-role", "-viewer-role"].iter().any(|s| name.ends_with(s))
+}
+
+/// An object's `kind`.
+pub fn kind(object: &Value) -> &str {
+    object["kind"].as_str().unwrap_or_default()
+}
+
+/// An object's API group (empty for the core group).
+pub fn group(object: &Value) -> &str {
+    object["apiVersion"].as_str().and_then(|v| v.rsplit_once('/')).map(|(group, _)| group).unwrap_or_default()
+}
