@@ -394,3 +394,21 @@ fn bad_input_is_refused_with_one_line_and_no_change() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn make_helm_chart_generates_the_manifests_then_writes_the_chart() {
+    let (_tmp, dir) = project();
+    let out = Command::new("make")
+        .args(["helm-chart", concat!("ROP=", env!("CARGO_BIN_EXE_rop"))])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-projects"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let generate = stdout.find(" generate\n").expect("make runs rop generate");
+    let helm = stdout.find(" helm\n").expect("make runs rop helm");
+    assert!(generate < helm, "{stdout}");
+    assert!(stdout.contains("  create    dist/chart/values.yaml\n"), "{stdout}");
+    assert_eq!(chart(&dir).len(), 30);
+}

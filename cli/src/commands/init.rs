@@ -116,6 +116,17 @@ fn testenv_dependency(rop: &str) -> String {
     }
 }
 
+/// The folder holding rop's crates when `rop` (the runtime dependency) is an absolute path
+/// (`/src/rop/runtime` → `/src/rop`), which `make docker-context` stages into the image's
+/// build context; empty for a version or a path inside the project, which the build context
+/// already has.
+fn rop_crates(rop: &str) -> String {
+    match rop.strip_prefix("{ path = \"/").and_then(|p| p.strip_suffix("\" }")) {
+        Some(path) => format!("/{}", path.rsplit_once('/').map_or("", |(parent, _)| parent)),
+        None => String::new(),
+    }
+}
+
 /// Runs `rop init` in `root`.
 ///
 /// # Errors
@@ -206,6 +217,7 @@ pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) ->
     context.insert("header", &settings.header);
     context.insert("rop_dependency", &settings.rop_dependency);
     context.insert("rop_testenv_dependency", &testenv_dependency(&settings.rop_dependency));
+    context.insert("rop_crates", &rop_crates(&settings.rop_dependency));
     context.insert("namespaced_manager", &project.namespaced);
 
     let mut plan = Plan::new(root);
@@ -241,6 +253,17 @@ fn output_name(file: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_crates_outside_the_project_are_staged_for_the_image() {
+        for (rop, crates) in [
+            (r#"{ path = "/src/rop/runtime" }"#, "/src/rop"),
+            (r#"{ path = "vendor/runtime" }"#, ""),
+            (r#"{ version = "0.1.0" }"#, ""),
+        ] {
+            assert_eq!(super::rop_crates(rop), crates, "{rop}");
+        }
+    }
+
     #[test]
     fn testenv_goes_beside_the_runtime() {
         for (rop, testenv) in [
