@@ -128,7 +128,7 @@ pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
     if scenario.objects == 0 {
         bail!("the scenario needs at least one object");
     }
-    let env = TestEnv::start_with_options(&Binaries::find()?, &Options { audit_log: true })?;
+    let env = TestEnv::start_with_options(&Binaries::find()?, &Options { audit_log: true, ..Options::default() })?;
     let client = env.client();
     env.block_on(async {
         rop_testenv::install_crds(&client, &operator.crds).await?;

@@ -147,3 +147,47 @@ fn a_new_spoke_joins_the_conversion_and_force_keeps_the_other_types_code() {
     assert!(module_text.contains("object.spec.size.get_or_insert(1);"), "{module_text}");
     assert!(module_text.contains("pub struct MemcachedValidator;"), "{module_text}");
 }
+
+/// The client certificate check's patch, commented out in config/default, builds once switched
+/// on: the manager gets the flag, the mount and the ConfigMap volume with the CA.
+#[test]
+fn the_client_ca_patch_builds_when_switched_on() {
+    let (_tmp, dir) = project();
+    webhook(&dir, &["--defaulting"]);
+    // What `rop generate` would write; its webhooks do not matter here.
+    let manifests = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: mutating-webhook-configuration\n";
+    std::fs::write(dir.join("config/webhook/manifests.yaml"), manifests).unwrap();
+    let kustomization = dir.join("config/default/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).unwrap();
+    let commented = "#- path: manager_webhook_client_ca_patch.yaml\n#  target:\n#    kind: Deployment\n#    name: controller-manager\n";
+    assert!(text.contains(commented), "{text}");
+    // The CRDs are left out: `rop generate` writes them, and they do not matter here either.
+    let text = text.replace(commented, &commented.replace('#', "")).replace("- ../crd\n", "");
+    std::fs::write(&kustomization, text).unwrap();
+
+    let out =
+        std::process::Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let objects: Vec<serde_yaml::Value> = String::from_utf8_lossy(&out.stdout)
+        .split("\n---\n")
+        .map(|document| serde_yaml::from_str(document).unwrap())
+        .collect();
+    let manager = objects.iter().find(|o| o["kind"] == "Deployment").unwrap();
+    let pod = &manager["spec"]["template"]["spec"];
+    let container = &pod["containers"][0];
+    let args: Vec<&str> = container["args"].as_sequence().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    assert_eq!(args.last(), Some(&"--webhook-client-ca-file=/tmp/k8s-webhook-server/client-ca/ca.crt"));
+    let yaml = |text: &str| serde_yaml::from_str::<serde_yaml::Value>(text).unwrap();
+    assert_eq!(
+        container["volumeMounts"],
+        yaml(
+            "[{mountPath: /tmp/k8s-webhook-server/serving-certs, name: webhook-certs, readOnly: true}, {mountPath: /tmp/k8s-webhook-server/client-ca, name: webhook-client-ca, readOnly: true}]"
+        )
+    );
+    assert_eq!(
+        pod["volumes"],
+        yaml(
+            "[{name: webhook-certs, secret: {secretName: webhook-server-cert}}, {name: webhook-client-ca, configMap: {name: webhook-client-ca}}]"
+        )
+    );
+}

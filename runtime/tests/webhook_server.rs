@@ -703,6 +703,35 @@ async fn a_missing_certificate_says_where_it_was_looked_for() {
     );
 }
 
+#[test]
+fn a_client_ca_that_cannot_verify_says_what_is_wrong_with_it() {
+    let dir = tempfile_dir("rop-webhook-client-ca");
+    let empty = dir.join("empty.crt");
+    std::fs::write(&empty, "not a certificate\n").unwrap();
+    let missing = dir.join("missing.crt");
+    assert_eq!(
+        rop::webhook::check_client_ca(&missing).unwrap_err().to_string(),
+        format!(
+            "cannot read the webhook client CA {}: No such file or directory (os error 2); mount the CA that signs the API server's webhook client certificate there (see config/default/manager_webhook_client_ca_patch.yaml), or leave out --webhook-client-ca-file",
+            missing.display()
+        )
+    );
+    assert_eq!(
+        rop::webhook::check_client_ca(&empty).unwrap_err().to_string(),
+        format!(
+            "the webhook client CA {} cannot verify client certificates: it holds no PEM certificate",
+            empty.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn tempfile_dir(prefix: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 #[tokio::test]
 async fn a_registration_list_builds_the_server_and_the_testing_helpers_read_its_answers() {
     use rop::webhook::{Registration, testing};

@@ -406,6 +406,57 @@ pub struct Options {
     /// `ResponseStarted` (watches) or `ResponseComplete` on. Counting a manager's requests
     /// reads it (see [`TestEnv::kubeconfig_as_service_account`]).
     pub audit_log: bool,
+    /// kube-apiserver presents a client certificate to admission webhooks, as a cluster whose
+    /// webhooks authenticate their caller is set up: its admission configuration
+    /// (`--admission-control-config-file`) names a kubeconfig whose default user (`*`) holds a
+    /// certificate signed by a CA of its own, [`TestEnv::webhook_client_ca`]. (kube-apiserver
+    /// presents none to CRD conversion webhooks.)
+    pub webhook_client_certificate: bool,
+}
+
+/// The admission configuration that gives both webhook admission plug-ins the kubeconfig
+/// `{kubeconfig}` (apiserver.config.k8s.io/v1 AdmissionConfiguration).
+fn admission_configuration(kubeconfig: &Path) -> String {
+    let kubeconfig = format!("{:?}", kubeconfig.display().to_string());
+    ["ValidatingAdmissionWebhook", "MutatingAdmissionWebhook"].iter().fold(
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n".to_string(),
+        |text, plugin| {
+            text + &format!(
+                "- name: {plugin}\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmissionConfiguration\n    kubeConfigFile: {kubeconfig}\n"
+            )
+        },
+    )
+}
+
+/// A CA of its own and a client certificate it signs (CN=kube-apiserver-webhook-client) in
+/// `dir`, and the kubeconfig that makes kube-apiserver present that certificate to every
+/// webhook (user `*`). Returns the CA's and the kubeconfig's paths.
+fn webhook_client_pki(dir: &Path) -> Result<(PathBuf, PathBuf), Error> {
+    let write = |name: &str, contents: &str| -> Result<PathBuf, Error> {
+        let path = dir.join(name);
+        std::fs::write(&path, contents).map_err(io_err(format!("writing {}", path.display())))?;
+        Ok(path)
+    };
+    let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
+    ca_params.distinguished_name.push(DnType::CommonName, "rop-testenv-webhook-client-ca");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
+    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate()?)?;
+    let key = KeyPair::generate()?;
+    let mut client = CertificateParams::new(Vec::<String>::new())?;
+    client.distinguished_name.push(DnType::CommonName, "kube-apiserver-webhook-client");
+    client.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+    client.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let cert = client.signed_by(&key, &ca)?;
+    let ca = write("webhook-client-ca.crt", &ca.pem())?;
+    let q = |p: &Path| format!("{:?}", p.display().to_string());
+    let (cert, key) = (write("webhook-client.crt", &cert.pem())?, write("webhook-client.key", &key.serialize_pem())?);
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\nusers:\n- name: '*'\n  user:\n    client-certificate: {}\n    client-key: {}\n",
+        q(&cert),
+        q(&key)
+    );
+    Ok((ca, write("webhook-client.kubeconfig", &kubeconfig)?))
 }
 
 /// The audit log's file name in the environment's folder.
@@ -425,6 +476,7 @@ pub struct TestEnv {
     client: kube::Client,
     server_url: String,
     kubeconfig: PathBuf,
+    webhook_client_ca: Option<PathBuf>,
     startup: Duration,
     // Last, so the client is gone before the runtime and the processes.
     guard: Guard,
@@ -545,6 +597,15 @@ impl TestEnv {
                 .arg(arg("--audit-log-path=", &work.join(AUDIT_LOG)))
                 .arg("--audit-log-format=json");
         }
+        let mut webhook_client_ca = None;
+        if options.webhook_client_certificate {
+            let (ca, kubeconfig) = webhook_client_pki(&work.join("pki"))?;
+            let admission = work.join("admission.yaml");
+            std::fs::write(&admission, admission_configuration(&kubeconfig))
+                .map_err(io_err(format!("writing {}", admission.display())))?;
+            apiserver.arg(arg("--admission-control-config-file=", &admission));
+            webhook_client_ca = Some(ca);
+        }
 
         // The supervisor thread spawns both processes (so that, on Linux, they die with it)
         // and then waits until the TestEnv is dropped, or the process exits.
@@ -598,7 +659,7 @@ impl TestEnv {
             wait_ready(&client, &processes, timeout, started, &etcd_log, &api_log).await?;
             Ok::<_, Error>(client)
         })?;
-        Ok(TestEnv { client, server_url, kubeconfig, startup: started.elapsed(), guard })
+        Ok(TestEnv { client, server_url, kubeconfig, webhook_client_ca, startup: started.elapsed(), guard })
     }
 
     /// A client for the server, authenticated as `admin` in `system:masters` (allowed
@@ -687,6 +748,13 @@ impl TestEnv {
             *requests.entry((verb, resource)).or_insert(0) += 1;
         }
         Ok(requests)
+    }
+
+    /// The CA (PEM) that signed the client certificate kube-apiserver presents to admission
+    /// webhooks, with [`Options::webhook_client_certificate`]: the file to pass to a webhook
+    /// server that admits only the API server (`--webhook-client-ca-file`).
+    pub fn webhook_client_ca(&self) -> Option<&Path> {
+        self.webhook_client_ca.as_deref()
     }
 
     /// The kubeconfig file for the server (`kubectl --kubeconfig <path>` works), with the

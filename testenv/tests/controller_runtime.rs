@@ -284,7 +284,9 @@ fn a_manager_without_a_rule_is_refused_as_in_a_cluster() {
 /// watches have caught up with them.
 #[test]
 fn each_write_is_made_once() {
-    let Some(env) = TestEnv::start_or_skip_with(&rop_testenv::Options { audit_log: true }) else { return };
+    let Some(env) = TestEnv::start_or_skip_with(&rop_testenv::Options { audit_log: true, ..Default::default() }) else {
+        return;
+    };
     env.block_on(async {
         let client = env.client();
         rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();

@@ -8,6 +8,7 @@
 //! loopback URL instead of the Service) and inject the CA that signed its certificate.
 
 use std::net::TcpListener;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::ByteString;
@@ -176,6 +177,59 @@ fn manifests(
     (crd, mutating, validating)
 }
 
+/// Serves `server` on 127.0.0.1:`port` with the certificate in `cert_dir` until the returned
+/// sender is used.
+fn spawn(
+    server: Server,
+    port: u16,
+    cert_dir: &Path,
+) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<Result<(), rop::webhook::ServeError>>) {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let dir = cert_dir.to_path_buf();
+    let serving = tokio::spawn(async move {
+        server
+            .serve(([127, 0, 0, 1], port).into(), &dir, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (stop, serving)
+}
+
+/// Installs the CRD and the two webhook configurations.
+async fn install(
+    client: &kube::Client,
+    crd: &CustomResourceDefinition,
+    mutating: &MutatingWebhookConfiguration,
+    validating: &ValidatingWebhookConfiguration,
+) {
+    rop_testenv::install_crd(client, crd).await.unwrap();
+    Api::<MutatingWebhookConfiguration>::all(client.clone()).create(&PostParams::default(), mutating).await.unwrap();
+    Api::<ValidatingWebhookConfiguration>::all(client.clone())
+        .create(&PostParams::default(), validating)
+        .await
+        .unwrap();
+}
+
+/// Creates the Cache `plain` until it comes back defaulted: the API server picks a new
+/// resource and new webhooks up within moments.
+async fn create_defaulted(caches: &Api<v1::Cache>) -> v1::Cache {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let attempt = caches.create(&PostParams::default(), &v1::Cache::new("plain", v1::CacheSpec::default())).await;
+        match attempt {
+            Ok(created) if created.spec.size == Some(3) => return created,
+            Ok(_) => {
+                caches.delete("plain", &DeleteParams::default()).await.unwrap();
+            }
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => panic!("creating a Cache: {e}"),
+        }
+        assert!(Instant::now() < deadline, "the defaulting webhook was never called");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 #[test]
 fn the_api_server_calls_the_webhooks() {
     let Some(env) = TestEnv::start_or_skip() else { return };
@@ -191,44 +245,12 @@ fn the_api_server_calls_the_webhooks() {
             Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>()),
         ])
         .unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let dir = cert_dir.path().to_path_buf();
-        let serving = tokio::spawn(async move {
-            server
-                .serve(([127, 0, 0, 1], port).into(), &dir, async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let (stop, serving) = spawn(server, port, cert_dir.path());
 
-        rop_testenv::install_crd(&client, &crd).await.unwrap();
-        Api::<MutatingWebhookConfiguration>::all(client.clone())
-            .create(&PostParams::default(), &mutating)
-            .await
-            .unwrap();
-        Api::<ValidatingWebhookConfiguration>::all(client.clone())
-            .create(&PostParams::default(), &validating)
-            .await
-            .unwrap();
+        install(&client, &crd, &mutating, &validating).await;
 
-        // The API server picks the new resource and webhooks up within moments: create until
-        // the object comes back defaulted.
         let caches: Api<v1::Cache> = Api::namespaced(client.clone(), "default");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let created = loop {
-            let attempt =
-                caches.create(&PostParams::default(), &v1::Cache::new("plain", v1::CacheSpec::default())).await;
-            match attempt {
-                Ok(created) if created.spec.size == Some(3) => break created,
-                Ok(_) => {
-                    caches.delete("plain", &DeleteParams::default()).await.unwrap();
-                }
-                Err(kube::Error::Api(s)) if s.code == 404 => {}
-                Err(e) => panic!("creating a Cache: {e}"),
-            }
-            assert!(Instant::now() < deadline, "the defaulting webhook was never called");
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        };
+        let created = create_defaulted(&caches).await;
         assert_eq!(created.spec, v1::CacheSpec { size: Some(3) });
 
         let refused = caches
@@ -274,6 +296,140 @@ fn the_api_server_calls_the_webhooks() {
         let stored = deployments.create(&PostParams::default(), &deployment).await.unwrap();
         assert_eq!(stored.metadata.labels.unwrap().get("defaulted-by").map(String::as_str), Some("rop"));
 
+        stop.send(()).unwrap();
+        serving.await.unwrap().unwrap();
+    });
+}
+
+/// Posts `{}` to `/convert` on the webhook server at `port` over TLS, trusting `ca` and
+/// presenting the certificate and key files `client` when given: the first line of the answer,
+/// or the error that ended the connection.
+fn post(port: u16, ca: &str, client: Option<(&Path, &Path)>) -> Result<String, String> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+    use std::io::{Read, Write};
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca.as_bytes()) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots);
+    let config = match client {
+        None => builder.with_no_client_auth(),
+        Some((cert, key)) => {
+            let certs = CertificateDer::pem_file_iter(cert).unwrap().map(Result::unwrap).collect();
+            builder.with_client_auth_cert(certs, PrivateKeyDer::from_pem_file(key).unwrap()).unwrap()
+        }
+    };
+    let connection =
+        rustls::ClientConnection::new(std::sync::Arc::new(config), ServerName::try_from("127.0.0.1").unwrap()).unwrap();
+    let mut tls = rustls::StreamOwned::new(connection, std::net::TcpStream::connect(("127.0.0.1", port)).unwrap());
+    let request = "POST /convert HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+    tls.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+    let mut answer = String::new();
+    tls.read_to_string(&mut answer).map_err(|e| e.to_string())?;
+    Ok(answer.lines().next().unwrap_or_default().to_string())
+}
+
+/// With `--webhook-client-ca-file` (here [`Server::client_ca_file`]) the server admits the API
+/// server, which presents the client certificate its admission configuration gives it, and
+/// refuses in the TLS handshake a client with no certificate or one from another CA.
+#[test]
+fn only_the_api_server_gets_past_a_client_certificate_check() {
+    let options = rop_testenv::Options { webhook_client_certificate: true, ..Default::default() };
+    let Some(env) = TestEnv::start_or_skip_with(&options) else { return };
+    let client_ca = env.webhook_client_ca().expect("the option makes a client CA").to_path_buf();
+    let (cert_dir, ca) = certificates();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (mut crd, mutating, validating) = manifests(port, &ca);
+    // Conversion is left out: kube-apiserver presents no client certificate to conversion
+    // webhooks (see below).
+    crd.spec.conversion = None;
+    crd.spec.versions.retain(|v| v.name == "v1");
+    let client = env.client();
+    let pki = env.dir().join("pki");
+    env.block_on(async move {
+        let server = Server::build([Registration::defaulter(SizeDefaulter), Registration::validator(SizeValidator)])
+            .unwrap()
+            .client_ca_file(&client_ca);
+        let (stop, serving) = spawn(server, port, cert_dir.path());
+
+        install(&client, &crd, &mutating, &validating).await;
+        let caches: Api<v1::Cache> = Api::namespaced(client.clone(), "default");
+        create_defaulted(&caches).await;
+        let refused = caches
+            .create(&PostParams::default(), &v1::Cache::new("huge", v1::CacheSpec { size: Some(11) }))
+            .await
+            .expect_err("the validating webhook refuses size 11");
+        assert!(refused.to_string().contains("size 11 is above 10"), "{refused}");
+
+        let answers = tokio::task::spawn_blocking(move || {
+            let ca = ca.clone();
+            [
+                post(port, &ca, None),
+                post(port, &ca, Some((&pki.join("admin.crt"), &pki.join("admin.key")))),
+                post(port, &ca, Some((&pki.join("webhook-client.crt"), &pki.join("webhook-client.key")))),
+            ]
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            answers,
+            [
+                Err("received fatal alert: CertificateRequired".to_string()),
+                Err("received fatal alert: UnknownCA".to_string()),
+                Ok("HTTP/1.1 404 Not Found".to_string()),
+            ]
+        );
+
+        stop.send(()).unwrap();
+        serving.await.unwrap().unwrap();
+    });
+}
+
+/// kube-apiserver presents the admission configuration's client certificate to admission
+/// webhooks only: a conversion webhook behind the client certificate check refuses it, which is
+/// why `Server::serve` refuses a client CA on a server with conversions. Here the conversion is
+/// served by a second server that checks client certificates with the same code
+/// (`client_ca_file` on a server with only a defaulter), which the API server calls as its
+/// conversion webhook.
+#[test]
+fn conversion_webhooks_get_no_client_certificate() {
+    let options = rop_testenv::Options { webhook_client_certificate: true, ..Default::default() };
+    let Some(env) = TestEnv::start_or_skip_with(&options) else { return };
+    let client_ca = env.webhook_client_ca().expect("the option makes a client CA").to_path_buf();
+    let (cert_dir, ca) = certificates();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (crd, _, _) = manifests(port, &ca);
+    let client = env.client();
+    env.block_on(async move {
+        let server = Server::build([Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>())])
+            .unwrap()
+            .client_ca_file(&client_ca);
+        let refused = server.serve(([127, 0, 0, 1], port).into(), cert_dir.path(), async {}).await.unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "the webhook server converts hooks.example.com Cache and was asked to admit only callers with a client certificate (--webhook-client-ca-file): kube-apiserver presents none to CRD conversion webhooks, so every conversion would fail; leave the flag out"
+        );
+        let server = Server::build([Registration::defaulter(SizeDefaulter)]).unwrap().client_ca_file(&client_ca);
+        let (stop, serving) = spawn(server, port, cert_dir.path());
+        rop_testenv::install_crd(&client, &crd).await.unwrap();
+        let caches: Api<v1::Cache> = Api::namespaced(client.clone(), "default");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while let Err(e) = caches.create(&PostParams::default(), &v1::Cache::new("plain", v1::CacheSpec::default())).await {
+            assert!(Instant::now() < deadline, "creating a Cache: {e}");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let caches_v2: Api<v2::Cache> = Api::namespaced(client.clone(), "default");
+        let error = caches_v2.get("plain").await.expect_err("the conversion webhook refuses the API server").to_string();
+        assert!(
+            error.contains("conversion webhook for hooks.example.com/v1, Kind=Cache failed")
+                && error.contains("remote error: tls: certificate required"),
+            "{error}"
+        );
         stop.send(()).unwrap();
         serving.await.unwrap().unwrap();
     });

@@ -179,6 +179,7 @@ pub fn describe(
         "certmanager/certificate.yaml",
         "certmanager/kustomizeconfig.yaml",
         "default/manager_webhook_patch.yaml",
+        "default/manager_webhook_client_ca_patch.yaml",
     ] {
         let content = templates.render(&format!("webhook/config/{name}"), &context)?;
         s.files.push(WebhookFile { path: format!("config/{name}"), content, user_owned: false });

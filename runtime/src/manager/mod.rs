@@ -335,6 +335,14 @@ fn start_webhooks(
     }
     // Fail now, not at the first request, when the certificate is not there.
     webhook::check_certificate(&options.webhook_cert_dir)?;
+    let server = match &options.webhook_client_ca_file {
+        Some(ca) => {
+            webhook::check_client_ca(ca)?;
+            info!(client_ca = %ca.display(), "the webhook server admits only callers with a certificate from this CA");
+            server.client_ca_file(ca)
+        }
+        None => server,
+    };
     info!(address = %options.webhook_bind_address, paths = ?server.paths(), "starting the webhook server");
     let (addr, dir, stop) = (options.webhook_bind_address, options.webhook_cert_dir.clone(), shutdown.clone());
     Ok(Some(tokio::spawn(async move { Ok(server.serve(addr, &dir, stop.cancelled_owned()).await?) })))

@@ -76,6 +76,12 @@ pub struct Options {
     #[arg(long, default_value = crate::webhook::DEFAULT_CERT_DIR)]
     pub webhook_cert_dir: PathBuf,
 
+    /// Admit only webhook callers with a client certificate signed by a CA in this PEM file
+    /// (the API server, when its admission configuration gives it one); unset admits any
+    /// caller that can reach the port.
+    #[arg(long, env = "WEBHOOK_CLIENT_CA_FILE")]
+    pub webhook_client_ca_file: Option<PathBuf>,
+
     /// Serve the webhooks; `false` (or ENABLE_WEBHOOKS=false) runs the controllers without them,
     /// as `make run` does on a machine without the serving certificate.
     #[arg(long, env = "ENABLE_WEBHOOKS", default_value = "true", action = clap::ArgAction::Set)]
@@ -95,6 +101,7 @@ impl Options {
             watch_namespace: None,
             webhook_bind_address: SocketAddr::from(([127, 0, 0, 1], 0)),
             webhook_cert_dir: PathBuf::from(crate::webhook::DEFAULT_CERT_DIR),
+            webhook_client_ca_file: None,
             enable_webhooks: false,
         }
     }

@@ -21,4 +21,4 @@ mod tls;
 pub use admission::{Defaulter, Denied, Object, Validator, Verdict};
 pub use convert::HubConversion;
 pub use server::{CONVERSION_PATH, Registration, Server, SetupError};
-pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError, check_certificate};
+pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError, check_certificate, check_client_ca};

@@ -28,6 +28,8 @@ type Handler = Arc<dyn Fn(Value) -> Pin<Box<dyn Future<Output = Value> + Send>> 
 pub struct Server {
     handlers: BTreeMap<String, Handler>,
     conversions: BTreeMap<(String, String), KindConversion>,
+    /// The CA file client certificates must be signed by ([`Server::client_ca_file`]).
+    pub(super) client_ca: Option<std::path::PathBuf>,
 }
 
 /// A webhook that cannot be registered.
@@ -74,6 +76,15 @@ impl Server {
     /// A server with no webhooks.
     pub fn new() -> Server {
         Server::default()
+    }
+
+    /// Admits only callers with a client certificate signed by a CA in `path` (PEM, one or more
+    /// certificates), as controller-runtime's `ClientCAName` does: the API server presents one
+    /// when its admission configuration gives it a kubeconfig for webhooks. Others are refused
+    /// in the TLS handshake. The manager's `--webhook-client-ca-file` sets it.
+    pub fn client_ca_file(mut self, path: impl Into<std::path::PathBuf>) -> Server {
+        self.client_ca = Some(path.into());
+        self
     }
 
     /// Serves `defaulter` at the path of its kind's mutating webhook.
@@ -159,6 +170,11 @@ impl Server {
     /// [`Server::conversion`] do.
     pub fn build(registrations: impl IntoIterator<Item = Registration>) -> Result<Server, SetupError> {
         registrations.into_iter().try_fold(Server::new(), |server, registration| (registration.0)(server))
+    }
+
+    /// The kinds this server converts, `<group> <kind>` each.
+    pub(super) fn converted_kinds(&self) -> Vec<String> {
+        self.conversions.keys().map(|(group, kind)| format!("{group} {kind}")).collect()
     }
 
     fn route(mut self, path: &str, handler: Handler) -> Result<Server, SetupError> {

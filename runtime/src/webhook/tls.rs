@@ -1,5 +1,7 @@
 //! HTTPS for the webhook server, with the serving certificate reloaded when it changes on disk
-//! (cert-manager renews it in the mounted Secret without restarting the Pod).
+//! (cert-manager renews it in the mounted Secret without restarting the Pod), and optionally
+//! client authentication: only callers with a certificate signed by a given CA (the API server,
+//! configured to present one to webhooks) get past the TLS handshake.
 
 use std::future::Future;
 use std::io;
@@ -37,13 +39,37 @@ pub enum ServeError {
     Certificate { path: PathBuf, source: io::Error },
     #[error("the webhook server's TLS certificate and key in {} do not make a TLS configuration: {source}", dir.display())]
     Tls { dir: PathBuf, source: rustls::Error },
+    #[error(
+        "cannot read the webhook client CA {}: {source}; mount the CA that signs the API server's webhook client certificate there (see config/default/manager_webhook_client_ca_patch.yaml), or leave out --webhook-client-ca-file",
+        path.display()
+    )]
+    ClientCa { path: PathBuf, source: io::Error },
+    #[error("the webhook client CA {} cannot verify client certificates: {reason}", path.display())]
+    ClientCaInvalid { path: PathBuf, reason: String },
+    #[error(
+        "the webhook server converts {} and was asked to admit only callers with a client certificate (--webhook-client-ca-file): kube-apiserver presents none to CRD conversion webhooks, so every conversion would fail; leave the flag out",
+        kinds.join(", ")
+    )]
+    ClientCaWithConversion { kinds: Vec<String> },
     #[error("the webhook server on {addr} failed: {source}")]
     Io { addr: SocketAddr, source: io::Error },
 }
 
+/// The files the webhook server's TLS configuration is read from.
+#[derive(Clone, Debug)]
+struct Files {
+    /// Holds [`CERT_FILE`] and [`KEY_FILE`].
+    dir: PathBuf,
+    /// PEM certificates of the CAs a client certificate must be signed by; `None` asks for
+    /// no client certificate.
+    client_ca: Option<PathBuf>,
+}
+
 /// Builds a TLS configuration from `<dir>/tls.crt` and `<dir>/tls.key`, HTTP/1.1 only (as
-/// controller-runtime disables HTTP/2 by default).
-fn load(dir: &Path) -> Result<ServerConfig, ServeError> {
+/// controller-runtime disables HTTP/2 by default), requiring a client certificate signed by
+/// one of the CAs in `client_ca` when it is given (controller-runtime's `ClientCAName`).
+fn load(files: &Files) -> Result<ServerConfig, ServeError> {
+    let dir = &files.dir;
     let read = |name: &str| {
         let path = dir.join(name);
         std::fs::read(&path).map_err(|source| ServeError::Certificate { path, source })
@@ -57,14 +83,35 @@ fn load(dir: &Path) -> Result<ServerConfig, ServeError> {
         CertificateDer::pem_slice_iter(&cert_pem).collect::<Result<Vec<_>, _>>().map_err(|e| bad_pem(CERT_FILE, e))?;
     let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| bad_pem(KEY_FILE, e))?;
     let tls = |source| ServeError::Tls { dir: dir.to_path_buf(), source };
-    let mut config = ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .map_err(tls)?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(tls)?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder =
+        ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().map_err(tls)?;
+    let builder = match &files.client_ca {
+        None => builder.with_no_client_auth(),
+        Some(path) => builder.with_client_cert_verifier(client_verifier(path, provider)?),
+    };
+    let mut config = builder.with_single_cert(certs, key).map_err(tls)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
+}
+
+/// A verifier that accepts only client certificates signed by a CA in the PEM file `path`.
+fn client_verifier(
+    path: &Path,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+) -> Result<Arc<dyn rustls::server::danger::ClientCertVerifier>, ServeError> {
+    let invalid = |reason: String| ServeError::ClientCaInvalid { path: path.to_path_buf(), reason };
+    let pem = std::fs::read(path).map_err(|source| ServeError::ClientCa { path: path.to_path_buf(), source })?;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(&pem) {
+        roots.add(cert.map_err(|e| invalid(e.to_string()))?).map_err(|e| invalid(e.to_string()))?;
+    }
+    if roots.is_empty() {
+        return Err(invalid("it holds no PEM certificate".into()));
+    }
+    rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+        .build()
+        .map_err(|e| invalid(e.to_string()))
 }
 
 /// Checks that `dir` holds a certificate and key the server can serve with, so a manager can
@@ -73,29 +120,49 @@ fn load(dir: &Path) -> Result<ServerConfig, ServeError> {
 /// # Errors
 /// As [`Server::serve`]: a missing or unreadable file, or a certificate and key that do not match.
 pub fn check_certificate(dir: &Path) -> Result<(), ServeError> {
-    load(dir).map(drop)
+    load(&Files { dir: dir.to_path_buf(), client_ca: None }).map(drop)
 }
 
-fn modified(dir: &Path) -> Option<(SystemTime, SystemTime)> {
-    let time = |name| std::fs::metadata(dir.join(name)).and_then(|m| m.modified()).ok();
-    Some((time(CERT_FILE)?, time(KEY_FILE)?))
+/// Checks that `path` holds CA certificates that can verify client certificates, for a
+/// manager to fail at start when `--webhook-client-ca-file` names a file that is not there.
+///
+/// # Errors
+/// [`ServeError::ClientCa`] when the file cannot be read, [`ServeError::ClientCaInvalid`] when
+/// it holds no usable certificate.
+pub fn check_client_ca(path: &Path) -> Result<(), ServeError> {
+    client_verifier(path, Arc::new(rustls::crypto::ring::default_provider())).map(drop)
+}
+
+/// When the files last changed, to reload them.
+fn modified(files: &Files) -> Option<Vec<SystemTime>> {
+    let time = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let mut paths = vec![files.dir.join(CERT_FILE), files.dir.join(KEY_FILE)];
+    paths.extend(files.client_ca.clone());
+    paths.iter().map(|p| time(p)).collect()
 }
 
 impl Server {
     /// Serves the webhooks over HTTPS on `addr` with the certificate in `cert_dir`
     /// ([`CERT_FILE`], [`KEY_FILE`]) until `shutdown` completes, then lets requests in flight
-    /// finish (5 s at most). A changed certificate is picked up within 30 s.
+    /// finish (5 s at most). A changed certificate (or client CA) is picked up within 30 s.
+    /// With [`Server::client_ca_file`], a caller without a certificate signed by that CA is
+    /// refused in the TLS handshake.
     ///
     /// # Errors
-    /// A missing or unreadable certificate or key, or a failure to bind `addr`.
+    /// A missing or unreadable certificate, key or client CA, a client CA on a server with
+    /// conversion webhooks (the API server would be refused), or a failure to bind `addr`.
     pub async fn serve(
         self,
         addr: SocketAddr,
         cert_dir: &Path,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        let tls = RustlsConfig::from_config(Arc::new(load(cert_dir)?));
-        let reloader = tokio::spawn(reload_on_change(tls.clone(), cert_dir.to_path_buf()));
+        if self.client_ca.is_some() && !self.converted_kinds().is_empty() {
+            return Err(ServeError::ClientCaWithConversion { kinds: self.converted_kinds() });
+        }
+        let files = Files { dir: cert_dir.to_path_buf(), client_ca: self.client_ca.clone() };
+        let tls = RustlsConfig::from_config(Arc::new(load(&files)?));
+        let reloader = tokio::spawn(reload_on_change(tls.clone(), files));
         let handle = axum_server::Handle::new();
         let stopper = handle.clone();
         tokio::spawn(async move {
@@ -112,19 +179,19 @@ impl Server {
     }
 }
 
-async fn reload_on_change(tls: RustlsConfig, dir: PathBuf) {
-    let mut seen = modified(&dir);
+async fn reload_on_change(tls: RustlsConfig, files: Files) {
+    let mut seen = modified(&files);
     loop {
         tokio::time::sleep(RELOAD_EVERY).await;
-        let now = modified(&dir);
+        let now = modified(&files);
         if now.is_none() || now == seen {
             continue;
         }
-        match load(&dir) {
+        match load(&files) {
             Ok(config) => {
                 tls.reload_from_config(Arc::new(config));
                 seen = now;
-                tracing::info!(dir = %dir.display(), "reloaded the webhook server certificate");
+                tracing::info!(dir = %files.dir.display(), "reloaded the webhook server certificate");
             }
             // cert-manager writes the two files one after the other: try again next time.
             Err(e) => tracing::warn!(error = %e, "cannot reload the webhook server certificate yet"),
