@@ -61,6 +61,16 @@ fn the_manager_builds_from_the_staged_build_context_alone() {
     );
     let staged_crates = PathBuf::from(format!("{}/.rop-crates{}", project.display(), crates.display()));
     assert_eq!(listing(&staged_crates), ["macros", "names", "runtime", "testenv"]);
+    // A ROP_CRATES that cannot be staged is refused before the staged copy goes.
+    for (crates, error) in [
+        ("../rop-src", "docker-context: ROP_CRATES=../rop-src is not an absolute path: give the folder holding rop's runtime/ as Cargo.toml names it, from /\n".to_string()),
+        ("/nonexistent", "docker-context: no crate /nonexistent/runtime (set ROP_CRATES to the folder holding rop's runtime/)\n".to_string()),
+    ] {
+        let out = Command::new("make").args(["docker-context", &format!("ROP_CRATES={crates}")]).current_dir(&project).output().unwrap();
+        assert!(!out.status.success(), "{crates}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with(&error), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(listing(&staged_crates), ["macros", "names", "runtime", "testenv"]);
+    }
 
     // The build stage: WORKDIR /workspace and the COPY lines, as the Dockerfile has them.
     let dockerfile = std::fs::read_to_string(project.join("Dockerfile")).unwrap();

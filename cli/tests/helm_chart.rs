@@ -166,6 +166,13 @@ fn objects(yaml: &[u8]) -> BTreeMap<(String, String), Value> {
 fn default_values_render_what_kustomize_builds() {
     let Some(helm) = helm() else { return };
     let (_tmp, dir) = project();
+    // An object of the user's whose text holds Go-template actions, which Helm must print as
+    // they are, not run.
+    let settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  pod-name: '{{ .Name }}-{{ .Index }}'\n  block: '{{ end }}'\n";
+    std::fs::write(dir.join("config/default/settings.yaml"), settings).unwrap();
+    let kustomization = dir.join("config/default/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).unwrap().replace("- ../rbac\n", "- ../rbac\n- settings.yaml\n");
+    std::fs::write(&kustomization, text).unwrap();
     rop_ok(&dir, &["helm"]);
     run(&helm, &dir, &["lint", "--strict", "dist/chart"]);
     let rendered = run(&helm, &dir, &["template", "shop", "dist/chart", "--namespace", "shop-system"]).stdout;
@@ -175,7 +182,9 @@ fn default_values_render_what_kustomize_builds() {
     for (key, object) in &built {
         pretty_assertions::assert_eq!(&rendered[key], object, "{key:?}");
     }
-    assert_eq!(rendered.len(), 23, "{:?}", rendered.keys());
+    assert_eq!(rendered.len(), 24, "{:?}", rendered.keys());
+    let settings = &rendered[&("ConfigMap".to_string(), "shop-settings".to_string())];
+    assert_eq!(settings["data"]["pod-name"], "{{ .Name }}-{{ .Index }}");
 }
 
 /// Renders the chart with `sets` and checks the objects with kubernetes-validate --strict
@@ -337,7 +346,7 @@ fn a_second_run_keeps_the_users_files_and_follows_config() {
 #[test]
 fn a_file_of_the_users_at_a_templates_path_is_replaced_only_with_force() {
     let (_tmp, dir) = project();
-    std::fs::create_dir_all(dir.join("dist/chart/templates/rbac")).unwrap();
+    rop_ok(&dir, &["helm"]);
     std::fs::write(dir.join("dist/chart/templates/rbac/manager-role.yaml"), "# my role\n").unwrap();
     let before = tree(&dir);
     let out = rop(&dir, &["helm"]);
@@ -359,11 +368,19 @@ fn bad_input_is_refused_with_one_line_and_no_change() {
     for (args, error) in [
         (
             &["helm", "--output-dir", "/tmp/chart"][..],
-            "error: --output-dir /tmp/chart is not a folder inside the project: give a relative path such as dist/chart\n",
+            "error: --output-dir \"/tmp/chart\" is not a folder inside the project: give a relative path such as dist/chart\n",
         ),
         (
             &["helm", "--output-dir", "../chart"],
-            "error: --output-dir ../chart is not a folder inside the project: give a relative path such as dist/chart\n",
+            "error: --output-dir \"../chart\" is not a folder inside the project: give a relative path such as dist/chart\n",
+        ),
+        (
+            &["helm", "--output-dir", ""],
+            "error: --output-dir \"\" is not a folder inside the project: give a relative path such as dist/chart\n",
+        ),
+        (
+            &["helm", "--output-dir", "config"],
+            "error: --output-dir config holds files but no Chart.yaml, so it is not a chart's folder: give a new or empty folder, such as dist/chart\n",
         ),
     ] {
         let out = rop(&dir, args);

@@ -90,20 +90,27 @@ fn includes(kustomization: &Value, folder: &str) -> bool {
 }
 
 fn kustomize(root: &Path, dir: &Path, flags: &[&str]) -> anyhow::Result<String> {
-    let kubectl = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into());
-    let output = Command::new(&kubectl)
+    // The Makefile's KUBECTL may carry flags (`kubectl --kubeconfig k`): the first word runs.
+    let kubectl = std::env::var("KUBECTL").ok().filter(|k| !k.trim().is_empty()).unwrap_or_else(|| "kubectl".into());
+    let mut words = kubectl.split_whitespace();
+    let program = words.next().unwrap_or("kubectl");
+    let output = Command::new(program)
+        .args(words)
         .arg("kustomize")
         .args(flags)
         .arg(dir)
         .current_dir(root)
         .output()
-        .with_context(|| format!("cannot run `{kubectl} kustomize`: install kubectl (its built-in kustomize builds config/) or set KUBECTL"))?;
+        .with_context(|| {
+            format!("cannot run `{kubectl} kustomize`: install kubectl (its built-in kustomize builds config/) or set KUBECTL")
+        })?;
     if !output.status.success() {
-        bail!(
-            "`{kubectl} kustomize {}` failed: {}",
-            dir.strip_prefix(root).unwrap_or(dir).display(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let why = match stderr.trim() {
+            "" => format!("it printed nothing and exited with {}", output.status),
+            text => text.lines().map(str::trim).collect::<Vec<_>>().join(" "),
+        };
+        bail!("`{kubectl} kustomize {}` failed: {why}", dir.strip_prefix(root).unwrap_or(dir).display());
     }
     String::from_utf8(output.stdout).context("kustomize printed something that is not UTF-8")
 }

@@ -30,6 +30,8 @@ pub struct Chart {
     pub skeleton: Vec<(String, String)>,
     /// The default values, to compare with a values.yaml that is kept.
     pub values: serde_yaml::Value,
+    /// Whether object names begin with the release's name: config/default has a `namePrefix`.
+    pub names_follow_release: bool,
 }
 
 /// The chart named `chart` of the project at `root`.
@@ -64,7 +66,8 @@ pub fn build(root: &Path, chart: &str, app_version: &str, templates: &Templates)
         ),
         (".helmignore".to_string(), templates.render("helm/_helmignore", &tera::Context::new())?),
     ];
-    Ok(Chart { templates: files, skeleton, values: values.value })
+    let names_follow_release = !build.name_prefix.is_empty();
+    Ok(Chart { templates: files, skeleton, values: values.value, names_follow_release })
 }
 
 fn chart_yaml(templates: &Templates, chart: &str, app_version: &str) -> anyhow::Result<String> {

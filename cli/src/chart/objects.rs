@@ -138,6 +138,7 @@ pub struct Template {
 /// which Helm creates (`helm install --create-namespace`) and which holds the release.
 pub fn template(object: &Value, context: &Context) -> Option<Template> {
     let mut object = object.clone();
+    escape_actions(&mut object);
     let mut emitter = Emitter::default();
     let (folder, condition) = place(&object, context)?;
     let name = object["metadata"]["name"].as_str().unwrap_or("object").to_string();
@@ -164,6 +165,17 @@ pub fn template(object: &Value, context: &Context) -> Option<Template> {
     };
     let file = name.strip_prefix(&context.name_prefix).filter(|_| kind(&object) != "CustomResourceDefinition");
     Some(Template { path: format!("{folder}/{}.yaml", file.unwrap_or(&name)), text })
+}
+
+/// Writes every `{{` in `value`'s strings (a description with `{{ .Name }}`, a ConfigMap of
+/// Go templates) as the template action that prints it, so that Helm renders it as it was.
+fn escape_actions(value: &mut Value) {
+    match value {
+        Value::String(text) if text.contains("{{") => *text = text.replace("{{", "{{`{{`}}"),
+        Value::Sequence(items) => items.iter_mut().for_each(escape_actions),
+        Value::Mapping(map) => map.values_mut().for_each(escape_actions),
+        _ => {}
+    }
 }
 
 /// The folder of `object`'s template and the value that switches it on.

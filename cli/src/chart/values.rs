@@ -70,8 +70,9 @@ fn block(value: &Value, empty: Value) -> String {
 /// has off that config/default has on, and the manager's flags and environment variables it
 /// has not got. One line each.
 pub fn missing(kept: &str, defaults: &Value) -> Vec<String> {
-    let Ok(kept) = serde_yaml::from_str::<Value>(kept) else {
-        return vec!["values.yaml does not parse as YAML".to_string()];
+    let kept = match serde_yaml::from_str::<Value>(kept) {
+        Ok(kept) => kept,
+        Err(e) => return vec![format!("it is not YAML ({e}), so Helm cannot read it either")],
     };
     let mut out = Vec::new();
     walk("", defaults, &kept, &mut out);

@@ -40,15 +40,31 @@ pub struct HelmArgs {
 pub fn run(root: &Path, args: &HelmArgs) -> anyhow::Result<()> {
     let project = Project::load(root)?;
     let dir = Path::new(&args.output_dir);
-    if dir.is_absolute() || dir.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+    let inside = dir.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if dir.is_absolute() || !inside || !dir.components().any(|c| matches!(c, Component::Normal(_))) {
         bail!(
-            "--output-dir {} is not a folder inside the project: give a relative path such as dist/chart",
+            "--output-dir \"{}\" is not a folder inside the project: give a relative path such as dist/chart",
+            args.output_dir
+        );
+    }
+    // A folder with other files in it (the project's own, or a chart's templates/) is not a
+    // chart's: writing there would mix the two.
+    let full = root.join(dir);
+    let holds_files = std::fs::read_dir(&full).is_ok_and(|mut entries| entries.next().is_some());
+    if holds_files && !full.join("Chart.yaml").is_file() {
+        bail!(
+            "--output-dir {} holds files but no Chart.yaml, so it is not a chart's folder: give a new or empty folder, such as dist/chart",
             args.output_dir
         );
     }
     let dir = args.output_dir.trim_end_matches('/');
     let templates = Templates::load(root)?;
     let chart = chart::build(root, &project.project_name, &app_version(root), &templates)?;
+    if !chart.names_follow_release {
+        ui::warning(
+            "config/default/kustomization.yaml has no namePrefix: the chart's objects keep their own names whatever the release is called, so two releases (or two operators) in one cluster take the same cluster-wide names; put `namePrefix: <project>-` back",
+        );
+    }
 
     let mut plan = Plan::new(root);
     let mut written = std::collections::BTreeSet::new();

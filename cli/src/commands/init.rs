@@ -70,6 +70,12 @@ fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
                 relative.display()
             );
         }
+        if relative.components().any(|c| c == std::path::Component::ParentDir) {
+            crate::ui::warning(&format!(
+                "--rop-path {} leads out of the project by a relative path, which an image build (make docker-build) cannot follow: its build context is the project. Give an absolute path (make docker-context copies it into the build context) or a copy inside the project",
+                relative.display()
+            ));
+        }
         let path = relative.to_string_lossy().replace('\\', "/").replace('"', "\\\"");
         return Ok(format!("{{ path = \"{path}\" }}"));
     }
