@@ -65,6 +65,44 @@ fn create_api_with_an_image_writes_the_golden_tree() {
     );
 }
 
+/// `--workload statefulset`: the StatefulSet variant, as `create api` writes it.
+const REDIS: &[&str] = &[
+    "create",
+    "api",
+    "--group",
+    "cache",
+    "--version",
+    "v1alpha1",
+    "--kind",
+    "Redis",
+    "--image",
+    "redis:7.2-alpine",
+    "--image-container-port",
+    "6379",
+    "--workload",
+    "statefulset",
+];
+
+#[test]
+fn create_api_with_a_statefulset_writes_the_golden_tree() {
+    let (_tmp, dir) = project();
+    let before = tree(&dir);
+    rop_ok(&dir, REDIS);
+    assert_golden_tree("create-api-statefulset", &changes(&before, &tree(&dir)));
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(
+        project.ends_with(
+            "      options:\n        image: redis:7.2-alpine\n        containerPort: '6379'\n        workload: statefulset\n"
+        ),
+        "{project}"
+    );
+    // Replayed and removed like the Deployment variant.
+    rop_ok(&dir, &["alpha", "generate", "--output-dir", "../next"]);
+    pretty_assertions::assert_eq!(tree(&dir.join("../next")), tree(&dir));
+    rop_ok(&dir, &["delete", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Redis"]);
+    pretty_assertions::assert_eq!(tree(&dir), before);
+}
+
 #[test]
 fn only_the_image_is_required() {
     let (_tmp, dir) = project();
@@ -125,6 +163,14 @@ fn cases() -> Vec<Case> {
         Case {
             extra: &["--run-as-user", "1001"],
             message: "--run-as-user only applies to a deployed image: add --image, e.g. --image memcached:1.6.26-alpine",
+        },
+        Case {
+            extra: &["--workload", "statefulset"],
+            message: "--workload only applies to a deployed image: add --image, e.g. --image memcached:1.6.26-alpine",
+        },
+        Case {
+            extra: &["--image", "memcached", "--workload", "daemonset"],
+            message: "--workload \"daemonset\" is not a workload rop can run an image as: use deployment or statefulset",
         },
         Case {
             extra: &["--image", "memcached", "--image-container-port", "0"],

@@ -235,6 +235,36 @@ fn redis_cluster_heals_lost_replicas() {
 }
 
 #[test]
+fn redis_statefulset_rolls_out_one_ordinal_at_a_time_within_its_budget() {
+    let s = scaffold("redis-statefulset", "redis-ha-operator");
+    let role = s.read("config/rbac/role.yaml");
+    for rule in [
+        // Pods are read to follow the rollout and deleted to update them; the rest is `owns`.
+        "- apiGroups:\n  - \"\"\n  resources:\n  - pods\n  verbs:\n  - delete\n  - get\n  - list\n  - watch\n",
+        "- apiGroups:\n  - apps\n  resources:\n  - statefulsets\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
+        "- apiGroups:\n  - policy\n  resources:\n  - poddisruptionbudgets\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
+    ] {
+        assert!(role.contains(rule), "{rule} not in\n{role}");
+    }
+    let crd = s.read("config/crd/bases/cache.example.com_redises.yaml");
+    assert!(crd.contains("              minAvailable:\n                anyOf:\n                - type: integer\n                - type: string\n                default: 1\n"), "{crd}");
+    s.build_test_lint(
+        &[],
+        &[
+            "controller::redis::tests::the_stateful_set_is_restricted_spread_and_updated_on_delete",
+            "controller::redis::tests::a_configuration_change_changes_the_template_hash",
+            "controller::redis::tests::the_budget_counts_percentages_rounded_up",
+            "controller::redis::tests::the_rollout_goes_highest_ordinal_first_one_ready_pod_at_a_time",
+            "controller::redis::tests::an_update_that_would_break_the_budget_is_blocked_and_reported",
+            // On a real API server, the test playing the StatefulSet controller and the kubelet:
+            // the rollout halts at a Pod that is not ready, goes on when it is, ordinal by
+            // ordinal from the highest, and stops where the budget would break.
+            "redis_rolls_out_one_ordinal_at_a_time_within_its_budget",
+        ],
+    );
+}
+
+#[test]
 fn tenant_is_cluster_scoped_and_owns_namespaced_objects() {
     let s = scaffold("tenant", "tenant-operator");
     let crd = s.read("config/crd/bases/tenancy.example.com_tenants.yaml");

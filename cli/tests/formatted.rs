@@ -83,6 +83,8 @@ fn every_command(name: &str, init: &[&str], group: &str, kind: &str, other: &str
         &format!("{other}Image"),
         &["--image", "memcached:1.6", "--run-as-user", "1001"],
     );
+    let statefulset = ["--image", "redis:7.2", "--image-container-port", "6379", "--workload", "statefulset"];
+    create(&dir, "api", group, "v1alpha2", &format!("{other}Set"), &statefulset);
     let all = ["--defaulting", "--programmatic-validation", "--conversion", "--spoke", "v1beta1"];
     create(&dir, "webhook", group, "v1", kind, &all);
     create(&dir, "webhook", group, "v1", other, &["--defaulting", "--programmatic-validation"]);

@@ -114,7 +114,8 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
                 image: image.as_ref().map(|o| o.image.clone()),
                 image_container_port: image.as_ref().and_then(|o| o.container_port.clone()),
                 image_container_command: image.as_ref().and_then(|o| o.container_command.clone()),
-                run_as_user: image.and_then(|o| o.run_as_user),
+                run_as_user: image.as_ref().and_then(|o| o.run_as_user.clone()),
+                workload: image.and_then(|o| o.workload),
                 force: false,
                 dry_run: false,
             };
@@ -136,6 +137,7 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
                 image_container_port: None,
                 image_container_command: None,
                 run_as_user: None,
+                workload: None,
                 force: false,
                 dry_run: false,
             };

@@ -61,6 +61,11 @@ pub struct CreateApiArgs {
     /// User id the image's container runs as (it never runs as root).
     #[arg(long, value_name = "UID", allow_hyphen_values = true)]
     pub run_as_user: Option<String>,
+    /// What runs the image: `deployment` (the default), or `statefulset` for replicas with a
+    /// stable name and volume each, a headless Service, a PodDisruptionBudget and an update
+    /// rolled one ordinal at a time.
+    #[arg(long, value_name = "WORKLOAD")]
+    pub workload: Option<String>,
     /// Overwrite the kind's types, controller and sample if they exist (their edits are lost).
     #[arg(long)]
     pub force: bool,
@@ -77,6 +82,7 @@ impl CreateApiArgs {
             container_port: self.image_container_port.as_deref(),
             container_command: self.image_container_command.as_deref(),
             run_as_user: self.run_as_user.as_deref(),
+            workload: self.workload.as_deref(),
         };
         DeployImage::from_flags(flags, self.namespaced, self.resource, self.controller)
     }
@@ -246,7 +252,7 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let mut plan = Plan::new(root);
     let exists = |path: &str| root.join(path).is_file();
     let scaffold = resource::describe(&project, &k, args.resource, args.controller, &exists);
-    let template = |name: &str| image.as_ref().map_or(name.to_string(), |_| deploy_image::template(name).to_string());
+    let template = |name: &str| image.as_ref().map_or(name.to_string(), |image| image.template(name).to_string());
     apply(&mut plan, &Templates::load(root)?, &context, &scaffold, args.force, &template)?;
 
     let resource = Resource {

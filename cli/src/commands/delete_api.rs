@@ -106,7 +106,7 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
             let mut template = f.template.as_str();
             if let Some(image) = &image {
                 image.add_to(&mut context, &k);
-                template = deploy_image::template(template);
+                template = image.template(template);
             }
             variants.push(templates.render(template, &context)?);
         }

@@ -1,6 +1,8 @@
 //! `rop create api --image ...`: the options of kubebuilder's deploy-image plugin, checked
 //! before anything is rendered, and handed to the templates of a controller that runs the
-//! image as a Deployment owned by the custom resource.
+//! image as a Deployment owned by the custom resource, or (`--workload statefulset`) as a
+//! StatefulSet with its headless Service, PodDisruptionBudget and ConfigMap, rolled out one
+//! ordinal at a time.
 
 use anyhow::bail;
 use serde::{Deserialize, Serialize};
@@ -23,6 +25,31 @@ pub struct DeployImage {
     pub container_command: Vec<String>,
     /// User id the container runs as.
     pub run_as_user: Option<i64>,
+    /// What runs the image.
+    pub workload: Workload,
+}
+
+/// The workload that runs a deployed image (`--workload`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Workload {
+    /// A Deployment: interchangeable replicas (kubebuilder's deploy-image).
+    #[default]
+    Deployment,
+    /// A StatefulSet: replicas with a stable name and volume each, a headless Service, a
+    /// PodDisruptionBudget, zone spread, and an update the controller rolls one ordinal at a
+    /// time, highest first, within the budget.
+    StatefulSet,
+}
+
+impl Workload {
+    /// The `--workload` value.
+    fn name(self) -> &'static str {
+        match self {
+            Workload::Deployment => "deployment",
+            Workload::StatefulSet => "statefulset",
+        }
+    }
 }
 
 /// The deploy-image flags as typed on the command line.
@@ -32,6 +59,7 @@ pub struct Flags<'a> {
     pub container_port: Option<&'a str>,
     pub container_command: Option<&'a str>,
     pub run_as_user: Option<&'a str>,
+    pub workload: Option<&'a str>,
 }
 
 /// The options of one kind as PROJECT records them: the flags' text, as kubebuilder keeps it.
@@ -45,6 +73,9 @@ pub struct Options {
     pub container_port: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_as_user: Option<String>,
+    /// `statefulset`, or absent for a Deployment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
 }
 
 /// The plugin's state in PROJECT: one entry per kind and version that deploys an image.
@@ -131,6 +162,7 @@ impl DeployImage {
                 ("--image-container-port", flags.container_port),
                 ("--image-container-command", flags.container_command),
                 ("--run-as-user", flags.run_as_user),
+                ("--workload", flags.workload),
             ];
             if let Some((flag, _)) = given.iter().find(|(_, value)| value.is_some()) {
                 bail!("{flag} only applies to a deployed image: add --image, e.g. --image memcached:1.6.26-alpine");
@@ -150,18 +182,26 @@ impl DeployImage {
         let container_port = flags.container_port.map(parse_port).transpose()?;
         let container_command = flags.container_command.map(parse_command).transpose()?.unwrap_or_default();
         let run_as_user = flags.run_as_user.map(parse_user).transpose()?;
-        Ok(Some(DeployImage { image: image.to_string(), container_port, container_command, run_as_user }))
+        let workload = flags.workload.map(parse_workload).transpose()?.unwrap_or_default();
+        Ok(Some(DeployImage { image: image.to_string(), container_port, container_command, run_as_user, workload }))
     }
-}
 
-/// The built-in template that replaces `template` (a path under `templates/`) for a kind that
-/// deploys an image: its types, controller and sample; every other template stays.
-pub fn template(template: &str) -> &str {
-    match template {
-        "api/api/src/version/kind.rs.tera" => "api/api/src/version/kind_image.rs.tera",
-        "api/src/controller/kind.rs.tera" => "api/src/controller/kind_image.rs.tera",
-        "api/config/samples/sample.yaml" => "api/config/samples/sample_image.yaml",
-        other => other,
+    /// The built-in template that replaces `template` (a path under `templates/`) for a kind
+    /// that deploys an image: its types, controller, sample and (for a StatefulSet) test;
+    /// every other template stays.
+    pub fn template<'a>(&self, template: &'a str) -> &'a str {
+        match (self.workload, template) {
+            (Workload::Deployment, "api/api/src/version/kind.rs.tera") => "api/api/src/version/kind_image.rs.tera",
+            (Workload::Deployment, "api/src/controller/kind.rs.tera") => "api/src/controller/kind_image.rs.tera",
+            (Workload::Deployment, "api/config/samples/sample.yaml") => "api/config/samples/sample_image.yaml",
+            (Workload::StatefulSet, "api/api/src/version/kind.rs.tera") => {
+                "api/api/src/version/kind_statefulset.rs.tera"
+            }
+            (Workload::StatefulSet, "api/src/controller/kind.rs.tera") => "api/src/controller/kind_statefulset.rs.tera",
+            (Workload::StatefulSet, "api/config/samples/sample.yaml") => "api/config/samples/sample_statefulset.yaml",
+            (Workload::StatefulSet, "api/tests/controller.rs.tera") => "api/tests/controller_statefulset.rs.tera",
+            (_, other) => other,
+        }
     }
 }
 
@@ -173,6 +213,7 @@ impl DeployImage {
             container_command: Some(self.container_command.join(",")).filter(|c| !c.is_empty()),
             container_port: self.container_port.map(|p| p.to_string()),
             run_as_user: self.run_as_user.map(|u| u.to_string()),
+            workload: Some(self.workload.name().to_string()).filter(|_| self.workload != Workload::Deployment),
         }
     }
 
@@ -186,6 +227,7 @@ impl DeployImage {
             container_port: options.container_port.as_deref(),
             container_command: options.container_command.as_deref(),
             run_as_user: options.run_as_user.as_deref(),
+            workload: options.workload.as_deref(),
         };
         Ok(Self::from_flags(flags, true, true, true)?.expect("an image is given"))
     }
@@ -199,6 +241,15 @@ impl DeployImage {
         context.insert("container_command", &self.container_command);
         context.insert("run_as_user", &self.run_as_user);
         context.insert("image_env", &format!("{}_IMAGE", k.snake.to_uppercase()));
+        context.insert("workload", &self.workload);
+    }
+}
+
+fn parse_workload(text: &str) -> anyhow::Result<Workload> {
+    match text {
+        "deployment" => Ok(Workload::Deployment),
+        "statefulset" => Ok(Workload::StatefulSet),
+        _ => bail!("--workload \"{text}\" is not a workload rop can run an image as: use deployment or statefulset"),
     }
 }
 
@@ -348,6 +399,7 @@ mod tests {
             container_port: Some("11211"),
             container_command: Some("memcached,-m=64,-o,modern,-v"),
             run_as_user: Some("1001"),
+            workload: Some("statefulset"),
         };
         assert_eq!(
             DeployImage::from_flags(flags, true, true, true).unwrap(),
@@ -356,6 +408,7 @@ mod tests {
                 container_port: Some(11211),
                 container_command: ["memcached", "-m=64", "-o", "modern", "-v"].map(String::from).to_vec(),
                 run_as_user: Some(1001),
+                workload: Workload::StatefulSet,
             })
         );
         assert_eq!(DeployImage::from_flags(Flags::default(), true, true, true).unwrap(), None);

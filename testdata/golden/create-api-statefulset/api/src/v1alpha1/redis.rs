@@ -1,0 +1,126 @@
+// Copyright 2026 The Memcached Authors.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The `Redis` kind, version `v1alpha1` of `cache.example.com`: runs `redis:7.2-alpine` as a
+//! StatefulSet that each `Redis` owns, with a headless Service, a PodDisruptionBudget and a
+//! ConfigMap of its configuration files.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use rop::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+// Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
+// `storage` marks this version as the one the API server stores; a kind has exactly one.
+// The controller applies the StatefulSet, its Service, PodDisruptionBudget and ConfigMap per
+// object (`owns`: the watches, and RBAC on them), deletes Pods one at a time to update them,
+// and records Events: the `rbac` rules give it those permissions.
+/// RedisSpec defines the desired state of Redis.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[rop(
+    group = "cache.example.com",
+    version = "v1alpha1",
+    kind = "Redis",
+    plural = "redises"
+)]
+#[rop(
+    namespaced,
+    storage,
+    status = "RedisStatus",
+    derive = "Default",
+    derive = "PartialEq"
+)]
+#[rop(
+    owns(k8s_openapi::api::apps::v1::StatefulSet),
+    owns(k8s_openapi::api::core::v1::Service)
+)]
+#[rop(
+    owns(k8s_openapi::api::policy::v1::PodDisruptionBudget),
+    owns(k8s_openapi::api::core::v1::ConfigMap)
+)]
+#[rop(rbac(groups = [""], resources = ["pods"], verbs = ["get", "list", "watch", "delete"]))]
+#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
+#[rop(printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas"))]
+#[rop(printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"))]
+#[rop(printcolumn(
+    name = "Available",
+    type_ = "string",
+    json_path = ".status.conditions[?(@.type==\"Available\")].status"
+))]
+#[serde(rename_all = "camelCase")]
+pub struct RedisSpec {
+    /// Number of replicas: Pods `<name>-0` to `<name>-<replicas - 1>`, each with a volume.
+    // TODO(user): the bounds your workload supports; the API server refuses other values.
+    #[schemars(range(min = 1, max = 10))]
+    pub replicas: i32,
+    /// Port the Redis container listens on.
+    #[serde(default = "default_container_port")]
+    #[schemars(range(min = 1, max = 65535))]
+    pub container_port: i32,
+    /// Size of each replica's volume (its PersistentVolumeClaim), such as `1Gi`.
+    #[serde(default = "default_storage_size")]
+    pub storage_size: Quantity,
+    /// StorageClass of the volumes; the cluster's default one when not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_class_name: Option<String>,
+    /// Replicas that stay available through voluntary disruptions, a number or a percentage of
+    /// `replicas` (`"50%"`, rounded up): the PodDisruptionBudget's `minAvailable`, which the
+    /// rolling update keeps too.
+    #[serde(default = "default_min_available")]
+    pub min_available: IntOrString,
+    /// Spread the replicas across zones (`topology.kubernetes.io/zone`): no zone runs two more
+    /// than another, and a replica that would break that waits unscheduled.
+    #[serde(default = "default_zone_spread")]
+    pub zone_spread: bool,
+    /// Configuration files by name, mounted at `/etc/redis`; a change rolls every replica.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub config: BTreeMap<String, String>,
+    // TODO(user): more fields of the desired state.
+}
+
+/// The port of `redis:7.2-alpine`, used when `containerPort` is not set.
+fn default_container_port() -> i32 {
+    6379
+}
+
+/// `1Gi` per replica when `storageSize` is not set.
+fn default_storage_size() -> Quantity {
+    Quantity("1Gi".into())
+}
+
+/// At least one replica stays available when `minAvailable` is not set.
+fn default_min_available() -> IntOrString {
+    IntOrString::Int(1)
+}
+
+/// Replicas spread across zones unless `zoneSpread` is false.
+fn default_zone_spread() -> bool {
+    true
+}
+
+/// RedisStatus defines the observed state of Redis.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RedisStatus {
+    /// Conditions of the Redis: `Available` (every replica is ready), `Progressing`
+    /// (replicas are being created or updated; `False` with reason `RolloutBlocked` when the
+    /// next update would break the disruption budget) and `Degraded` (reconciling failed).
+    // A list keyed by `type`, as kubebuilder's `+listType=map` / `+listMapKey=type`: server-side
+    // apply merges conditions by type instead of replacing the list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    pub conditions: Vec<Condition>,
+    /// Replicas whose Pod is ready.
+    #[serde(default)]
+    pub ready_replicas: i32,
+    /// Replicas whose Pod runs the current template.
+    #[serde(default)]
+    pub updated_replicas: i32,
+    /// The `metadata.generation` this status was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
