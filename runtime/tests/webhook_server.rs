@@ -726,6 +726,24 @@ fn a_client_ca_that_cannot_verify_says_what_is_wrong_with_it() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn a_server_with_conversions_refuses_a_client_ca_before_it_serves() {
+    let server =
+        Server::build([rop::webhook::Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>())])
+            .unwrap()
+            .client_ca_file("/any/ca.crt");
+    assert_eq!(
+        server.check_client_auth_without_conversion().unwrap_err().to_string(),
+        "the webhook server converts cache.example.com Cache and was asked to admit only callers with a client certificate (--webhook-client-ca-file): kube-apiserver presents none to CRD conversion webhooks, so every conversion would fail; leave the flag out"
+    );
+    assert!(server_without_ca().check_client_auth_without_conversion().is_ok());
+}
+
+fn server_without_ca() -> Server {
+    Server::build([rop::webhook::Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>())])
+        .unwrap()
+}
+
 fn tempfile_dir(prefix: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -169,7 +169,7 @@ impl<K: Kind> Context<K> {
         let event = Event {
             type_,
             reason: reason.into(),
-            note: Some(note.into()),
+            note: Some(shorten(note.into(), MAX_NOTE)),
             action: "Reconcile".into(),
             secondary: None,
         };
@@ -179,9 +179,35 @@ impl<K: Kind> Context<K> {
     }
 }
 
+/// The most characters an Event's note may have (events.k8s.io/v1 validation: 1024); a longer
+/// one makes the API server refuse the whole Event.
+const MAX_NOTE: usize = 1024;
+
+/// `text` cut to `max` characters, the last three `...` when it was longer.
+fn shorten(text: String, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text;
+    }
+    let mut short: String = text.chars().take(max - 3).collect();
+    short.push_str("...");
+    short
+}
+
 impl<K: Kind> Context<K> {
     /// What this controller wrote on top of versions its cache may still show.
     pub(crate) fn written(&self) -> &Written {
         &self.written
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_long_note_is_cut_to_what_the_api_server_takes() {
+        let long = "é".repeat(2000);
+        let short = super::shorten(long, super::MAX_NOTE);
+        assert_eq!(short.chars().count(), 1024);
+        assert!(short.ends_with("é..."));
+        assert_eq!(super::shorten("fine".into(), super::MAX_NOTE), "fine");
     }
 }

@@ -194,8 +194,11 @@ impl Manager {
             None => Client::try_default().await.map_err(Error::Client)?,
         };
         let readiness = Readiness::default();
-        let mut servers = start_servers(&options, registry, readiness.clone(), &shutdown).await?;
-        servers.extend(start_webhooks(&options, webhooks, &shutdown)?);
+        let servers = start_servers(&options, registry, readiness.clone(), &shutdown).await?;
+        let servers = servers.into_iter().chain(start_webhooks(&options, webhooks, &shutdown)?);
+        // A server that fails (its port taken, its certificate gone) stops the manager now,
+        // not when something else stops it.
+        let servers: Vec<Server> = servers.map(|server| stop_on_failure(server, shutdown.clone())).collect();
 
         // A standby replica waiting for the lease is ready too: otherwise a rolling update never
         // gets past the new Pod while the old one holds the lease.
@@ -290,6 +293,23 @@ impl Controllers<'_> {
 /// A server running in its own task.
 type Server = JoinHandle<Result<(), Error>>;
 
+/// `server`, cancelling `shutdown` when it fails.
+fn stop_on_failure(server: Server, shutdown: CancellationToken) -> Server {
+    tokio::spawn(async move {
+        let result = match server.await {
+            Ok(served) => served,
+            // The metrics and health tasks turn their own panics into errors; the webhook
+            // server's task is the one that reaches here.
+            Err(join) => Err(Error::Serve { server: "webhook", source: std::io::Error::other(join) }),
+        };
+        if let Err(error) = &result {
+            error!(error = %error, "a server failed, stopping the manager");
+            shutdown.cancel();
+        }
+        result
+    })
+}
+
 /// Starts the metrics and health servers that are enabled.
 async fn start_servers(
     options: &Options,
@@ -338,6 +358,7 @@ fn start_webhooks(
     let server = match &options.webhook_client_ca_file {
         Some(ca) => {
             webhook::check_client_ca(ca)?;
+            server.check_client_auth_without_conversion()?;
             info!(client_ca = %ca.display(), "the webhook server admits only callers with a certificate from this CA");
             server.client_ca_file(ca)
         }

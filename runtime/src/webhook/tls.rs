@@ -157,9 +157,7 @@ impl Server {
         cert_dir: &Path,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        if self.client_ca.is_some() && !self.converted_kinds().is_empty() {
-            return Err(ServeError::ClientCaWithConversion { kinds: self.converted_kinds() });
-        }
+        self.check_client_auth_without_conversion()?;
         let files = Files { dir: cert_dir.to_path_buf(), client_ca: self.client_ca.clone() };
         let tls = RustlsConfig::from_config(Arc::new(load(&files)?));
         let reloader = tokio::spawn(reload_on_change(tls.clone(), files));
@@ -176,6 +174,22 @@ impl Server {
             .map_err(|source| ServeError::Io { addr, source });
         reloader.abort();
         result
+    }
+}
+
+impl Server {
+    /// Fails when the server asks for client certificates ([`Server::client_ca_file`]) and
+    /// serves conversions: kube-apiserver presents no client certificate to CRD conversion
+    /// webhooks, so it would be refused every time. [`Server::serve`] checks it; a manager
+    /// checks it at start.
+    ///
+    /// # Errors
+    /// [`ServeError::ClientCaWithConversion`], naming the converted kinds.
+    pub fn check_client_auth_without_conversion(&self) -> Result<(), ServeError> {
+        if self.client_ca.is_some() && !self.converted_kinds().is_empty() {
+            return Err(ServeError::ClientCaWithConversion { kinds: self.converted_kinds() });
+        }
+        Ok(())
     }
 }
 
