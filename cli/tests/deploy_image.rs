@@ -202,7 +202,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             extra: &["--image", "memcached", "--namespaced=false"],
-            message: "--image needs a namespaced kind (its Deployment lives in the custom resource's namespace): drop --namespaced=false",
+            message: "--image needs a namespaced kind (its workload lives in the custom resource's namespace): drop --namespaced=false",
         },
         Case {
             extra: &["--image", "memcached", "--controller=false"],

@@ -168,7 +168,7 @@ fn default_values_render_what_kustomize_builds() {
     let (_tmp, dir) = project();
     // An object of the user's whose text holds Go-template actions, which Helm must print as
     // they are, not run.
-    let settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  pod-name: '{{ .Name }}-{{ .Index }}'\n  block: '{{ end }}'\n";
+    let settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  pod-name: '{{ .Name }}-{{ .Index }}'\n  block: '{{ end }}'\n  '{{ key }}': value\n";
     std::fs::write(dir.join("config/default/settings.yaml"), settings).unwrap();
     let kustomization = dir.join("config/default/kustomization.yaml");
     let text = std::fs::read_to_string(&kustomization).unwrap().replace("- ../rbac\n", "- ../rbac\n- settings.yaml\n");
@@ -185,6 +185,7 @@ fn default_values_render_what_kustomize_builds() {
     assert_eq!(rendered.len(), 24, "{:?}", rendered.keys());
     let settings = &rendered[&("ConfigMap".to_string(), "shop-settings".to_string())];
     assert_eq!(settings["data"]["pod-name"], "{{ .Name }}-{{ .Index }}");
+    assert_eq!(settings["data"]["{{ key }}"], "value");
 }
 
 /// Renders the chart with `sets` and checks the objects with kubernetes-validate --strict

@@ -167,13 +167,21 @@ pub fn template(object: &Value, context: &Context) -> Option<Template> {
     Some(Template { path: format!("{folder}/{}.yaml", file.unwrap_or(&name)), text })
 }
 
-/// Writes every `{{` in `value`'s strings (a description with `{{ .Name }}`, a ConfigMap of
-/// Go templates) as the template action that prints it, so that Helm renders it as it was.
+/// Writes every `{{` in `value`'s strings and keys (a description with `{{ .Name }}`, a
+/// ConfigMap of Go templates) as the template action that prints it, so that Helm renders it
+/// as it was.
 fn escape_actions(value: &mut Value) {
     match value {
         Value::String(text) if text.contains("{{") => *text = text.replace("{{", "{{`{{`}}"),
         Value::Sequence(items) => items.iter_mut().for_each(escape_actions),
-        Value::Mapping(map) => map.values_mut().for_each(escape_actions),
+        Value::Mapping(map) => {
+            let entries = std::mem::take(map);
+            for (mut key, mut value) in entries {
+                escape_actions(&mut key);
+                escape_actions(&mut value);
+                map.insert(key, value);
+            }
+        }
         _ => {}
     }
 }
@@ -288,6 +296,12 @@ fn manager(object: &mut Value, context: &Context, emitter: &mut Emitter) {
         volumes.iter().find(|v| v["secret"]["secretName"].as_str() == context.cert_secret.as_deref()).cloned()
     });
     let cert_volume = cert_volume.and_then(|v| v["name"].as_str().map(str::to_string));
+    // The webhook server's volumes: its serving certificate, and the client CA of
+    // config/default/manager_webhook_client_ca_patch.yaml when that is switched on.
+    let webhook_volume = |item: &Value| {
+        let name = item["name"].as_str();
+        name.is_some() && (name == cert_volume.as_deref() || name == Some("webhook-client-ca"))
+    };
     if let Some(containers) = pod["containers"].as_sequence_mut() {
         let index = containers.iter().position(|c| c["name"] == "manager").unwrap_or(0);
         if let Some(container) = containers.get_mut(index).and_then(Value::as_mapping_mut) {
@@ -313,12 +327,10 @@ fn manager(object: &mut Value, context: &Context, emitter: &mut Emitter) {
             container.insert("resources".into(), emitter.inline(to_yaml("resources")));
             container.insert("securityContext".into(), emitter.inline(to_yaml("securityContext")));
             gate_items(container.get_mut("ports"), webhook, emitter, |p| p["name"] == "webhook-server");
-            gate_items(container.get_mut("volumeMounts"), webhook, emitter, |m| {
-                m["name"].as_str() == cert_volume.as_deref()
-            });
+            gate_items(container.get_mut("volumeMounts"), webhook, emitter, webhook_volume);
         }
     }
-    gate_items(pod.get_mut("volumes"), webhook, emitter, |v| v["name"].as_str() == cert_volume.as_deref());
+    gate_items(pod.get_mut("volumes"), webhook, emitter, webhook_volume);
     let pod = pod.as_mapping_mut().expect("a pod spec is a mapping");
     pod.insert("securityContext".into(), emitter.inline(to_yaml("podSecurityContext")));
     if pod.contains_key("terminationGracePeriodSeconds") {

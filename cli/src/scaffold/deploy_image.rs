@@ -172,7 +172,7 @@ impl DeployImage {
         check_image(image)?;
         if !namespaced {
             bail!(
-                "--image needs a namespaced kind (its Deployment lives in the custom resource's namespace): drop --namespaced=false"
+                "--image needs a namespaced kind (its workload lives in the custom resource's namespace): drop --namespaced=false"
             );
         }
         if !resource || !controller {

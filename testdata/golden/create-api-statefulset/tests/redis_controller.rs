@@ -148,6 +148,18 @@ fn redis_rolls_out_one_ordinal_at_a_time_within_its_budget() {
         settled(&api, &name).await;
         assert_eq!(created.lock().unwrap().len(), replicas as usize);
 
+        // The volumes are fixed once the StatefulSet exists: the API server refuses a change.
+        let resize = serde_json::json!({ "spec": { "storageSize": "5Gi" } });
+        let refused = api
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&resize))
+            .await
+            .expect_err("storageSize cannot change");
+        let refused = refused.to_string();
+        assert!(
+            refused.contains("storageSize and storageClassName cannot change"),
+            "{refused}"
+        );
+
         // Deleting the object runs the cleanup, which deletes the StatefulSet (no garbage
         // collector runs here) and lets the finalizer go.
         kubelet.abort();

@@ -9,7 +9,12 @@
 //! only when they are deleted (`OnDelete`), so this controller rolls an update itself: one
 //! ordinal at a time, highest first, waiting for each new Pod to be ready before the next,
 //! and never below the budget (`minAvailable`): when deleting the next Pod would break it, the
-//! rollout stops and `Progressing` says why (reason `RolloutBlocked`).
+//! rollout stops and `Progressing` says why (reason `RolloutBlocked`). A Pod that runs an old
+//! template and is not ready anyway is replaced first, so a broken update can be fixed by
+//! the next one.
+//!
+//! The ConfigMap is updated in place: a replica that restarts before its turn already reads
+//! the new files. TODO(user): name it after the template hash if that matters for your image.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,6 +27,7 @@ use k8s_openapi::api::core::v1::{
     PodTemplateSpec, SeccompProfile, SecurityContext, Service, ServicePort, ServiceSpec,
     TopologySpreadConstraint, Volume, VolumeMount, VolumeResourceRequirements,
 };
+use k8s_openapi::api::core::v1::{Probe, TCPSocketAction};
 use k8s_openapi::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -56,6 +62,9 @@ const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
 /// How often a rollout in progress is looked at: Pods are not watched (the StatefulSet owns
 /// them), so readiness is polled.
 const ROLLOUT_POLL: Duration = Duration::from_secs(2);
+/// How often a rollout the budget blocks is looked at again; a change of the object (a new
+/// `minAvailable`) starts a pass at once.
+const BLOCKED_POLL: Duration = Duration::from_secs(30);
 
 /// Why a pass failed.
 #[derive(Debug, thiserror::Error)]
@@ -96,7 +105,8 @@ impl Reconciler for RedisReconciler {
         written.map_err(Error::Status)?;
         Ok(match step {
             Step::Done => Action::requeue(RESYNC_AFTER),
-            _ => Action::requeue(ROLLOUT_POLL),
+            Step::Blocked(_) => Action::requeue(BLOCKED_POLL),
+            Step::Wait(_) | Step::Delete(_) => Action::requeue(ROLLOUT_POLL),
         })
     }
 
@@ -251,6 +261,8 @@ fn desired_service(object: &Redis) -> Service {
                 port: object.spec.container_port,
                 ..ServicePort::default()
             }]),
+            // Replicas find each other before they are ready (a cluster forming); clients that
+            // should reach only ready replicas need a Service of their own.
             publish_not_ready_addresses: Some(true),
             ..ServiceSpec::default()
         }),
@@ -312,6 +324,7 @@ fn desired_stateful_set(object: &Redis, image: &str) -> StatefulSet {
             name: Some("redis".into()),
             ..ContainerPort::default()
         }]),
+        readiness_probe: Some(readiness_probe(object.spec.container_port)),
         volume_mounts: Some(mounts),
         security_context: Some(SecurityContext {
             run_as_non_root: Some(true),
@@ -401,6 +414,19 @@ fn desired_stateful_set(object: &Redis, image: &str) -> StatefulSet {
     }
 }
 
+/// Ready once the port takes connections: the rollout waits for that before the next replica.
+/// TODO(user): a probe that knows the image (a command that asks it whether it is in sync).
+fn readiness_probe(port: i32) -> Probe {
+    Probe {
+        tcp_socket: Some(TCPSocketAction {
+            port: IntOrString::Int(port),
+            ..TCPSocketAction::default()
+        }),
+        period_seconds: Some(5),
+        ..Probe::default()
+    }
+}
+
 /// The [`TEMPLATE_HASH`] of a StatefulSet's Pod template.
 fn template_hash(set: &StatefulSet) -> String {
     let template = set.spec.template.metadata.as_ref();
@@ -452,9 +478,10 @@ fn is_current(pod: &Pod, hash: &str) -> bool {
     pod.annotations().get(TEMPLATE_HASH).map(String::as_str) == Some(hash)
 }
 
-/// The rollout's next step for `object`'s `pods`, `hash` being the current template's: wait
-/// while a replica is missing, going or not ready; else delete the highest ordinal that runs an
-/// old template, if the replicas left ready keep the budget.
+/// The rollout's next step for `object`'s `pods`, `hash` being the current template's: replace
+/// a Pod that runs an old template and is not ready (it costs no availability), highest
+/// first; wait while a replica is missing or not ready; else delete the highest ordinal that
+/// runs an old template, if the replicas left ready keep the budget.
 fn next_step(object: &Redis, pods: &[Pod], hash: &str) -> Step {
     let name = object.name_any();
     let mut replicas: Vec<(i32, &Pod)> = pods
@@ -463,6 +490,12 @@ fn next_step(object: &Redis, pods: &[Pod], hash: &str) -> Step {
         .filter(|(ordinal, _)| *ordinal < object.spec.replicas)
         .collect();
     replicas.sort_by_key(|(ordinal, _)| -ordinal);
+    let broken = replicas
+        .iter()
+        .find(|(_, pod)| !is_current(pod, hash) && !is_ready(pod));
+    if let Some((_, pod)) = broken {
+        return Step::Delete(pod.name_any());
+    }
     for ordinal in 0..object.spec.replicas {
         let pod = replicas
             .iter()
@@ -666,6 +699,16 @@ mod tests {
         assert_eq!(
             next_step(&object, &waiting, "new"),
             Step::Wait("waiting for Pod test-2 to be ready".into())
+        );
+        // A Pod of an old template that is not ready is replaced before anything waits on it.
+        let broken = [
+            pod(0, "old", true),
+            pod(1, "old", true),
+            pod(2, "older", false),
+        ];
+        assert_eq!(
+            next_step(&object, &broken, "new"),
+            Step::Delete("test-2".into())
         );
         let missing = [pod(0, "old", true), pod(1, "old", true)];
         assert_eq!(

@@ -44,6 +44,22 @@ use serde::{Deserialize, Serialize};
 )]
 #[rop(rbac(groups = [""], resources = ["pods"], verbs = ["get", "list", "watch", "delete"]))]
 #[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
+#[rop(root_validation(
+    rule = "self.metadata.name.size() <= 52",
+    message = "at most 52 characters: the StatefulSet's Pods carry the name and a revision hash in a 63-character label"
+))]
+#[rop(root_validation(
+    rule = "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+    message = "lower-case letters, digits and '-', starting with a letter: the name is also the headless Service's (a DNS-1035 label)"
+))]
+#[rop(root_validation(
+    rule = "self.spec.storageSize == oldSelf.spec.storageSize && has(self.spec.storageClassName) == has(oldSelf.spec.storageClassName) && (!has(self.spec.storageClassName) || self.spec.storageClassName == oldSelf.spec.storageClassName)",
+    message = "storageSize and storageClassName cannot change: a StatefulSet's volume claims are fixed when it is created"
+))]
+#[rop(root_validation(
+    rule = "!has(self.spec.config) || self.spec.config.all(name, name.matches('^[-._a-zA-Z0-9]+$'))",
+    message = "config file names are letters, digits, '-', '_' and '.' (ConfigMap keys)"
+))]
 #[rop(printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas"))]
 #[rop(printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"))]
 #[rop(printcolumn(
@@ -69,11 +85,12 @@ pub struct RedisSpec {
     pub storage_class_name: Option<String>,
     /// Replicas that stay available through voluntary disruptions, a number or a percentage of
     /// `replicas` (`"50%"`, rounded up): the PodDisruptionBudget's `minAvailable`, which the
-    /// rolling update keeps too.
+    /// rolling update keeps too. With `replicas` of 1 an update (or a node drain) needs 0.
     #[serde(default = "default_min_available")]
     pub min_available: IntOrString,
     /// Spread the replicas across zones (`topology.kubernetes.io/zone`): no zone runs two more
-    /// than another, and a replica that would break that waits unscheduled.
+    /// than another, and a replica that would break that waits unscheduled. Nodes without that
+    /// label (kind, minikube) then take no replica: set it false there.
     #[serde(default = "default_zone_spread")]
     pub zone_spread: bool,
     /// Configuration files by name, mounted at `/etc/redis`; a change rolls every replica.
