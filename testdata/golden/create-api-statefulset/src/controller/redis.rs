@@ -490,9 +490,10 @@ fn next_step(object: &Redis, pods: &[Pod], hash: &str) -> Step {
         .filter(|(ordinal, _)| *ordinal < object.spec.replicas)
         .collect();
     replicas.sort_by_key(|(ordinal, _)| -ordinal);
-    let broken = replicas
-        .iter()
-        .find(|(_, pod)| !is_current(pod, hash) && !is_ready(pod));
+    let broken = replicas.iter().find(|(_, pod)| {
+        let going = pod.metadata.deletion_timestamp.is_some();
+        !is_current(pod, hash) && !is_ready(pod) && !going
+    });
     if let Some((_, pod)) = broken {
         return Step::Delete(pod.name_any());
     }
@@ -503,6 +504,9 @@ fn next_step(object: &Redis, pods: &[Pod], hash: &str) -> Step {
             .map(|(_, pod)| pod);
         match pod {
             None => return Step::Wait(format!("waiting for Pod {name}-{ordinal} to be created")),
+            Some(pod) if pod.metadata.deletion_timestamp.is_some() => {
+                return Step::Wait(format!("waiting for Pod {name}-{ordinal} to be replaced"));
+            }
             Some(pod) if !is_ready(pod) => {
                 return Step::Wait(format!("waiting for Pod {name}-{ordinal} to be ready"));
             }
@@ -709,6 +713,15 @@ mod tests {
         assert_eq!(
             next_step(&object, &broken, "new"),
             Step::Delete("test-2".into())
+        );
+        // A Pod on its way out is waited for, not deleted again.
+        let mut going = pod(2, "older", false);
+        let now = serde_json::json!("2026-01-01T00:00:00Z");
+        going.metadata.deletion_timestamp = serde_json::from_value(now).ok();
+        let replacing = [pod(0, "old", true), pod(1, "old", true), going];
+        assert_eq!(
+            next_step(&object, &replacing, "new"),
+            Step::Wait("waiting for Pod test-2 to be replaced".into())
         );
         let missing = [pod(0, "old", true), pod(1, "old", true)];
         assert_eq!(

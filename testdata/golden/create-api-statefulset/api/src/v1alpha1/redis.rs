@@ -54,11 +54,13 @@ use serde::{Deserialize, Serialize};
 ))]
 #[rop(root_validation(
     rule = "self.spec.storageSize == oldSelf.spec.storageSize && has(self.spec.storageClassName) == has(oldSelf.spec.storageClassName) && (!has(self.spec.storageClassName) || self.spec.storageClassName == oldSelf.spec.storageClassName)",
-    message = "storageSize and storageClassName cannot change: a StatefulSet's volume claims are fixed when it is created"
+    message = "storageSize and storageClassName cannot change: a StatefulSet's volume claims are fixed when it is created",
+    field_path = ".spec.storageSize"
 ))]
 #[rop(root_validation(
-    rule = "!has(self.spec.config) || self.spec.config.all(name, name.matches('^[-._a-zA-Z0-9]+$'))",
-    message = "config file names are letters, digits, '-', '_' and '.' (ConfigMap keys)"
+    rule = "!has(self.spec.config) || self.spec.config.all(name, name.matches('^[-._a-zA-Z0-9]+$') && name != '.' && name != '..')",
+    message = "config file names are letters, digits, '-', '_' and '.', and not . or .. (ConfigMap keys)",
+    field_path = ".spec.config"
 ))]
 #[rop(printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas"))]
 #[rop(printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"))]
