@@ -238,18 +238,8 @@ struct Pki {
 /// P-256.
 fn generate_pki(dir: &Path) -> Result<Pki, Error> {
     std::fs::create_dir_all(dir).map_err(io_err(format!("creating {}", dir.display())))?;
-    let write = |name: &str, contents: &str| -> Result<PathBuf, Error> {
-        let path = dir.join(name);
-        std::fs::write(&path, contents).map_err(io_err(format!("writing {}", path.display())))?;
-        Ok(path)
-    };
-
-    let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
-    ca_params.distinguished_name.push(DnType::CommonName, "rop-testenv-ca");
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params.key_usages =
-        vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
-    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate()?)?;
+    let write = |name: &str, contents: &str| write_file(dir, name, contents);
+    let ca = new_ca("rop-testenv-ca")?;
 
     let server_key = KeyPair::generate()?;
     let mut server = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])?;
@@ -258,13 +248,7 @@ fn generate_pki(dir: &Path) -> Result<Pki, Error> {
     server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
     let server_cert = server.signed_by(&server_key, &ca)?;
 
-    let admin_key = KeyPair::generate()?;
-    let mut admin = CertificateParams::new(Vec::<String>::new())?;
-    admin.distinguished_name.push(DnType::CommonName, "admin");
-    admin.distinguished_name.push(DnType::OrganizationName, "system:masters");
-    admin.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
-    admin.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let admin_cert = admin.signed_by(&admin_key, &ca)?;
+    let (admin_cert, admin_key) = client_certificate("admin", Some("system:masters"), &ca)?;
 
     let sa_key = KeyPair::generate()?;
 
@@ -277,6 +261,41 @@ fn generate_pki(dir: &Path) -> Result<Pki, Error> {
         sa_public: write("sa.pub", &sa_key.public_key_pem())?,
         sa_private: write("sa.key", &sa_key.serialize_pem())?,
     })
+}
+
+/// A self-signed CA named `common_name`, with a new ECDSA P-256 key.
+fn new_ca(common_name: &str) -> Result<CertifiedIssuer<'static, KeyPair>, Error> {
+    let mut params = CertificateParams::new(Vec::<String>::new())?;
+    params.distinguished_name.push(DnType::CommonName, common_name);
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+    Ok(CertifiedIssuer::self_signed(params, KeyPair::generate()?)?)
+}
+
+/// A client certificate (CN `common_name`, O `organization`: a user and a group to the API
+/// server) signed by `ca`, and its new key.
+fn client_certificate(
+    common_name: &str,
+    organization: Option<&str>,
+    ca: &CertifiedIssuer<'static, KeyPair>,
+) -> Result<(rcgen::Certificate, KeyPair), Error> {
+    let key = KeyPair::generate()?;
+    let mut params = CertificateParams::new(Vec::<String>::new())?;
+    params.distinguished_name.push(DnType::CommonName, common_name);
+    if let Some(organization) = organization {
+        params.distinguished_name.push(DnType::OrganizationName, organization);
+    }
+    params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let cert = params.signed_by(&key, ca)?;
+    Ok((cert, key))
+}
+
+/// Writes `contents` to `dir/name`; returns the path.
+fn write_file(dir: &Path, name: &str, contents: &str) -> Result<PathBuf, Error> {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).map_err(io_err(format!("writing {}", path.display())))?;
+    Ok(path)
 }
 
 fn kubeconfig_yaml(server_url: &str, pki: &Pki) -> String {
@@ -432,22 +451,9 @@ fn admission_configuration(kubeconfig: &Path) -> String {
 /// `dir`, and the kubeconfig that makes kube-apiserver present that certificate to every
 /// webhook (user `*`). Returns the CA's and the kubeconfig's paths.
 fn webhook_client_pki(dir: &Path) -> Result<(PathBuf, PathBuf), Error> {
-    let write = |name: &str, contents: &str| -> Result<PathBuf, Error> {
-        let path = dir.join(name);
-        std::fs::write(&path, contents).map_err(io_err(format!("writing {}", path.display())))?;
-        Ok(path)
-    };
-    let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
-    ca_params.distinguished_name.push(DnType::CommonName, "rop-testenv-webhook-client-ca");
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
-    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate()?)?;
-    let key = KeyPair::generate()?;
-    let mut client = CertificateParams::new(Vec::<String>::new())?;
-    client.distinguished_name.push(DnType::CommonName, "kube-apiserver-webhook-client");
-    client.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
-    client.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let cert = client.signed_by(&key, &ca)?;
+    let write = |name: &str, contents: &str| write_file(dir, name, contents);
+    let ca = new_ca("rop-testenv-webhook-client-ca")?;
+    let (cert, key) = client_certificate("kube-apiserver-webhook-client", None, &ca)?;
     let ca = write("webhook-client-ca.crt", &ca.pem())?;
     let q = |p: &Path| format!("{:?}", p.display().to_string());
     let (cert, key) = (write("webhook-client.crt", &cert.pem())?, write("webhook-client.key", &key.serialize_pem())?);
