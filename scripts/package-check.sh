@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Packages the crates a generated project depends on (rop-names, rop-macros, rop, rop-testenv)
-# as `cargo publish` would, and builds each one from its package. cargo packages the four
+# Packages the crates a generated project depends on (rop-names, rop-macros, rop-core, rop, rop-testenv)
+# as `cargo publish` would, and builds each one from its package. cargo packages the five
 # together: a package's dependencies on the others resolve from a temporary local registry that
-# holds the new packages, not from crates.io. Before that, it fails unless the four have one
+# holds the new packages, not from crates.io. Before that, it fails unless the five have one
 # version and every dependency among them requires exactly that version (`=V`), since they are
 # released together.
 #
 #   scripts/package-check.sh [CARGO PACKAGE ARGS...]     e.g. scripts/package-check.sh --quiet
 #
 # The packages land in target/package/. cargo builds them in the workspace's target folder, so
-# after the first run only the four crates are compiled again: about 15 s on 2 cores. The first
+# after the first run only the five crates are compiled again: about 15 s on 2 cores. The first
 # run takes about 1 minute beside the test builds (kube, k8s-openapi and tokio with the
 # packages' own features) and about 4.5 minutes in an empty target folder (1.1 GB).
 set -euo pipefail
@@ -18,7 +18,7 @@ cd "$repo"
 
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-crates=(rop-names rop-macros rop rop-testenv)
+crates=(rop-names rop-macros rop-core rop rop-testenv)
 
 # `cargo metadata` knows each manifest's version and requirements; python3 (which the test
 # suite needs anyway) reads its JSON.
@@ -28,7 +28,7 @@ crates = sys.argv[1:]
 packages = {p["name"]: p for p in json.load(sys.stdin)["packages"] if p["name"] in crates}
 versions = {name: packages[name]["version"] for name in crates}
 if len(set(versions.values())) != 1:
-    sys.exit("error: rop-names, rop-macros, rop and rop-testenv are released together and need one version: "
+    sys.exit("error: rop-names, rop-macros, rop-core, rop and rop-testenv are released together and need one version: "
              + ", ".join(f"{name} {version}" for name, version in versions.items()))
 version = versions[crates[0]]
 loose = [f"{name} -> {dep['name']} \"{dep['req']}\""
@@ -53,4 +53,4 @@ version="$(cargo metadata --no-deps --format-version 1 | python3 -c "$check" "${
 # generated projects pick, so the two agree.
 K8S_OPENAPI_ENABLED_VERSION=1.37 cargo package --allow-dirty "${crates[@]/#/--package=}" "$@"
 
-echo "rop-names, rop-macros, rop and rop-testenv $version: packaged, and each built from its package"
+echo "rop-names, rop-macros, rop-core, rop and rop-testenv $version: packaged, and each built from its package"

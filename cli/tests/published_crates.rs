@@ -1,11 +1,11 @@
 //! rop's crates as a project gets them once they are published: `rop init --rop-version V`
 //! writes a project that depends on `rop` and `rop-testenv` by version, and that project
 //! compiles (`cargo check --workspace --all-targets`) against what `cargo package` makes of
-//! rop-names, rop-macros, rop and rop-testenv.
+//! rop-names, rop-macros, rop-core, rop and rop-testenv.
 //!
-//! The test packages the four from the work tree, unpacks the packages and puts them in place
+//! The test packages the five from the work tree, unpacks the packages and puts them in place
 //! of crates.io's with `[patch.crates-io]`. A package's manifest names its siblings by version
-//! only (cargo drops the `path`), so every dependency among the four resolves through the
+//! only (cargo drops the `path`), so every dependency among the five resolves through the
 //! registry's rules, as it will from crates.io, and nothing comes from this checkout's sources.
 //! `scripts/package-check.sh` builds each package on its own; this test checks what a generated
 //! project asks of them. The project is checked in the shared target folder of the other
@@ -19,7 +19,7 @@ use std::process::Command;
 use common::rop_ok;
 
 /// The crates a generated project depends on, directly or through `rop`.
-const CRATES: [&str; 4] = ["rop-names", "rop-macros", "rop", "rop-testenv"];
+const CRATES: [&str; 5] = ["rop-names", "rop-macros", "rop-core", "rop", "rop-testenv"];
 
 fn checkout() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -50,7 +50,7 @@ fn run(dir: &Path, program: &str, args: &[&str], target_dir: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The version of the four crates (scripts/package-check.sh keeps them equal), from the
+/// The version of the five crates (scripts/package-check.sh keeps them equal), from the
 /// runtime's manifest, which spells it out rather than inheriting it.
 fn crates_version() -> String {
     let manifest = std::fs::read_to_string(checkout().join("runtime/Cargo.toml")).unwrap();
@@ -133,13 +133,13 @@ fn a_project_on_rop_by_version_builds_against_the_packaged_crates() {
     std::fs::write(dir.join("Cargo.toml"), format!("{cargo_toml}{patch}")).unwrap();
     run(&dir, "cargo", &["check", "--workspace", "--all-targets", "--offline"], &shared_target_dir());
 
-    // Each of the four is the unpacked package, not a crate of this checkout.
+    // Each of the five is the unpacked package, not a crate of this checkout.
     for name in CRATES {
         let id = run(&dir, "cargo", &["pkgid", "--offline", name], &shared_target_dir());
         let path = packages.join(format!("{name}-{version}"));
         assert_eq!(id.trim_end(), format!("path+file://{}#{name}@{version}", path.display()));
     }
-    // The lock file records a path source by leaving out `source`: none of the four comes from
+    // The lock file records a path source by leaving out `source`: none of the five comes from
     // a registry.
     let lock = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
     for name in CRATES {

@@ -284,7 +284,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
 
         impl #p::kube_core::CustomResourceExt for #root {
             fn crd() -> #p::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
-                ::rop::crd::single_version::<Self>()
+                ::rop::crd::single_version(<Self as ::rop::CustomResource>::custom_resource_definition())
             }
             fn crd_name() -> &'static str { #crd_name }
             fn api_resource() -> #p::kube_core::ApiResource {

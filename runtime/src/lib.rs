@@ -1,8 +1,8 @@
-//! Runtime support for operators scaffolded by `rop`.
+//! The runtime of operators scaffolded by `rop`: what a generated project depends on.
 //!
 //! Generated API crates put `#[derive(CustomResource)]` on a `FooSpec` struct; the derive emits the
-//! root type `Foo` and implements [`CustomResource`] for it. This crate turns those facts into
-//! Kubernetes manifests:
+//! root type `Foo` and implements [`CustomResource`] for it. The I/O-free part, re-exported
+//! here from `rop-core`, turns those facts into Kubernetes manifests:
 //!
 //! - [`schema`]: schemars output → structural OpenAPI v3 schemas the API server accepts;
 //! - [`crd`]: one `CustomResourceDefinition` per kind, all versions merged, one storage version;
@@ -12,44 +12,31 @@
 //! - [`webhook_configuration`]: `config/webhook/manifests.yaml` from the kinds' webhooks;
 //! - [`conversion`]: hub-and-spoke conversion between the versions of a kind;
 //! - [`conditions`]: status conditions with apimachinery's `meta.SetStatusCondition` semantics;
-//! - with the `controller` feature: `controller`, a kind's controller from the project's
-//!   `Reconciler` on kube-runtime (finalizer, server-side apply, status, Events, metrics,
-//!   backoff);
-//! - with the `manager` feature (a generated manager turns it on): `manager`, the manager's
-//!   flags, probes, `/metrics`, leader election, logging and shutdown, and the webhook server;
-//! - with the `webhook` feature (a generated manager turns it on): [`webhook`], the HTTPS
-//!   server for defaulting, validating and conversion webhooks;
-//! - with the `verify` feature (the `rop` CLI turns it on; generated projects do not compile
-//!   it): `verify`, the API server's CRD rules, and `samples`, custom objects checked against
-//!   their CRD.
+//! - [`names`]: Kubernetes name rules and the plural of a kind.
+//!
+//! The features add what the project's manager binary runs:
+//!
+//! - `controller`: `controller`, a kind's controller from the project's `Reconciler` on
+//!   kube-runtime (finalizer, server-side apply, status, Events, metrics, backoff);
+//! - `manager` (a generated manager turns it on): `manager`, the manager's flags, probes,
+//!   `/metrics`, leader election, logging and shutdown, and the webhook server;
+//! - `webhook` (a generated manager turns it on): [`webhook`], the HTTPS server for
+//!   defaulting, validating and conversion webhooks;
+//! - `otel`: the manager exports a span per reconciliation over OTLP/HTTP.
+//!
+//! The CRD verifier the `rop` CLI runs is the `rop-verify` crate.
 
-pub mod conditions;
 #[cfg(feature = "controller")]
 pub mod controller;
-pub mod conversion;
-pub mod crd;
 #[cfg(feature = "manager")]
 pub mod manager;
-pub mod manifests;
-pub mod rbac;
-mod resource;
-#[cfg(feature = "verify")]
-pub mod samples;
-pub mod schema;
-
-/// Kubernetes name rules and the plural of a kind, as the derive and the CLI apply them.
-pub use rop_names as names;
-#[cfg(feature = "verify")]
-pub mod verify;
 #[cfg(feature = "webhook")]
 pub mod webhook;
-pub mod webhook_configuration;
-pub mod yaml;
 
-pub use resource::{
+pub use rop_core::{
     AdmissionTarget, BuiltinKind, BuiltinResource, ControllerDefinition, ControllerTarget, CustomResource,
     KindDefinition, LabelSelector, PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement, Webhook,
-    WebhookTarget,
+    WebhookTarget, conditions, conversion, crd, manifests, names, rbac, schema, webhook_configuration, yaml,
 };
 /// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`
 /// schema markers on the type, its fields and its variants' fields (docs/markers.md). It
@@ -75,7 +62,7 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::resource::str_eq;
+    pub use rop_core::str_eq;
 
     /// Implemented by `#[derive(CustomResource)]` for its spec type, so that kind-level keys
     /// (`group`, `version`, ...) on a type that only derives `rop::JsonSchema` are an error.

@@ -1,6 +1,6 @@
 //! The derive corpus (testdata/derive/corpus.rs): every kind's CRD is checked against its
 //! golden file under testdata/derive/expected/ (`ROP_BLESS=1` rewrites them) and must pass
-//! `rop::verify` with no error. testenv/tests/derive_crds.rs creates the same CRDs on a real
+//! `rop_verify` with no error. testenv/tests/derive_crds.rs creates the same CRDs on a real
 //! API server.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -37,13 +37,12 @@ fn crds_match_golden_files() {
     assert!(mismatched.is_empty(), "CRDs differ from testdata/derive/expected (ROP_BLESS=1 rewrites): {mismatched:?}");
 }
 
-#[cfg(feature = "verify")]
 #[test]
 fn every_crd_passes_verify() {
     let mut failures = Vec::new();
     for crd in corpus_crds() {
         let value = serde_json::to_value(&crd).unwrap();
-        for finding in rop::verify::verify_crd(&value).into_iter().filter(|f| f.is_error()) {
+        for finding in rop_verify::verify_crd(&value).into_iter().filter(|f| f.is_error()) {
             failures.push(format!(
                 "{}: {} {}: {}",
                 crd.metadata.name.as_deref().unwrap_or("?"),

@@ -68,10 +68,9 @@ fn the_documented_example() {
     assert_eq!(spec["required"], json!(["maxReplicas", "ports", "schedule", "storageClass"]));
 }
 
-#[cfg(feature = "verify")]
 #[test]
 fn the_documented_example_passes_verify() {
-    let findings = rop::verify::verify_crd(&serde_json::to_value(CronJob::crd()).unwrap());
+    let findings = rop_verify::verify_crd(&serde_json::to_value(CronJob::crd()).unwrap());
     let errors: Vec<String> = findings.iter().filter(|f| f.is_error()).map(ToString::to_string).collect();
     assert!(errors.is_empty(), "{errors:?}");
 }

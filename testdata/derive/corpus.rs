@@ -1,7 +1,7 @@
 // The derive corpus: one kind per case of the schema rules (serde's renames, defaults,
 // flattening, skips, every enum representation, maps, tuples, recursion, free-form JSON, the
 // Kubernetes types controller-gen knows) and the schema markers. Included by
-// runtime/tests/derive_corpus.rs (golden CRDs + rop::verify), testenv/tests/derive_crds.rs
+// runtime/tests/derive_corpus.rs (golden CRDs + rop_verify), testenv/tests/derive_crds.rs
 // (the real API server) and testdata/derive/kube-compare (kube-derive 5 beside rop). Each
 // includer defines `corpus!(kind, spec struct)` and brings `JsonSchema` (rop's derive),
 // `Serialize`, `Deserialize`, `BTreeMap`, `BTreeSet` and `Value` into scope.

@@ -1,4 +1,4 @@
-//! `rop::samples` (what `rop generate` checks `config/samples/` with) against a real API server:
+//! `rop_verify::samples` (what `rop generate` checks `config/samples/` with) against a real API server:
 //! every sample of `testdata/samples/` that rop refuses, the server refuses, and its message
 //! holds each of rop's findings as `<path>: <message>`; every sample rop accepts (at most with
 //! warnings, such as fields the server prunes), the server stores.
@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, PostParams};
 use kube::core::GroupVersionKind;
-use rop::samples::validate_object;
-use rop::verify::Severity;
 use rop_testenv::TestEnv;
+use rop_verify::Severity;
+use rop_verify::samples::validate_object;
 use serde_json::Value;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/samples");

@@ -195,7 +195,7 @@ fn generated_crds_are_accepted_and_serve_objects() {
     let crds = generated_crds();
     // The offline verdict first: rop generate refuses CRDs with errors.
     for (path, crd) in &crds {
-        let errors: Vec<String> = rop::verify::verify_crd(&serde_json::to_value(crd).unwrap())
+        let errors: Vec<String> = rop_verify::verify_crd(&serde_json::to_value(crd).unwrap())
             .into_iter()
             .filter(|f| f.is_error())
             .map(|f| f.to_string())

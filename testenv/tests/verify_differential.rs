@@ -1,6 +1,6 @@
 //! `rop verify` against the real API server: for every CRD of the verifier corpus
 //! (`testdata/verify/{invalid,valid}`) and of `shared/testdata/crds-in-the-wild`, the server
-//! accepts the CRD exactly when `rop::verify::verify_crd` reports no error.
+//! accepts the CRD exactly when `rop_verify::verify_crd` reports no error.
 //!
 //! Each CRD is created on kube-apiserver 1.37 (one server for the whole file) the way
 //! `kubectl create` sends it: with `fieldValidation=Strict`, so unknown fields are errors (the
@@ -219,15 +219,15 @@ fn server_accepts_exactly_what_verify_accepts() {
     for (corpus, dir) in corpora() {
         for file in yaml_files(&dir) {
             let text = std::fs::read_to_string(&file).unwrap();
-            let docs = rop::verify::yaml_documents(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let docs = rop_verify::yaml_documents(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let file_name = file.file_name().unwrap().to_string_lossy().into_owned();
-            for (index, doc) in docs.iter().filter(|(_, d)| rop::verify::is_crd(d)) {
+            for (index, doc) in docs.iter().filter(|(_, d)| rop_verify::is_crd(d)) {
                 let name = if docs.len() > 1 {
                     format!("{corpus}/{file_name}#{index}")
                 } else {
                     format!("{corpus}/{file_name}")
                 };
-                let findings = rop::verify::verify_crd(doc);
+                let findings = rop_verify::verify_crd(doc);
                 let verify_errors: Vec<(String, String)> =
                     findings.iter().filter(|f| f.is_error()).map(|f| (f.rule.to_string(), f.path.clone())).collect();
                 let verify_warnings = findings.len() - verify_errors.len();

@@ -47,7 +47,7 @@ fn run_generator(root: &Path, project: &Project) -> anyhow::Result<String> {
 
 /// Prints `finding` about `source` (an error plainly, a warning as a warning); returns 1 for an
 /// error, 0 for a warning.
-fn print_finding(source: &str, finding: &rop::verify::Finding) -> usize {
+fn print_finding(source: &str, finding: &rop_verify::Finding) -> usize {
     // The finding starts with its own `error[...]` / `warning[...]`.
     eprintln!("{source}: {finding}");
     usize::from(finding.is_error())
@@ -83,7 +83,7 @@ fn check_crds(
     for file in files.iter().filter(|f| f.path.starts_with("config/crd/bases/")) {
         let crd: serde_json::Value = serde_yaml::from_str(&file.content)?;
         let name = crd["metadata"]["name"].as_str().unwrap_or_default();
-        for finding in rop::verify::verify_crd(&crd) {
+        for finding in rop_verify::verify_crd(&crd) {
             if finding.rule == "conversion.none-schemas-differ" && converted.contains(name) {
                 continue;
             }
@@ -119,7 +119,7 @@ fn check_crds(
 /// Lists take `length` (maxItems), strings `length` (maxLength), maps `#[rop(max_properties =
 /// …)]`; the items of a list or values of a map take the same through `inner(...)` /
 /// `items(...)`.
-fn bound_hints(finding: &rop::verify::Finding, rust_type: &str) -> Vec<String> {
+fn bound_hints(finding: &rop_verify::Finding, rust_type: &str) -> Vec<String> {
     finding
         .unbounded
         .iter()
@@ -169,7 +169,7 @@ fn bound_hints(finding: &rop::verify::Finding, rust_type: &str) -> Vec<String> {
 }
 
 /// Validates every `config/samples/*.yaml` against the CRDs just generated, as the API server
-/// would on create ([`rop::samples`]): pruned fields are warnings, anything the server would
+/// would on create ([`rop_verify::samples`]): pruned fields are warnings, anything the server would
 /// reject is an error that stops `rop generate` before it writes.
 fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::Result<()> {
     let crds: Vec<serde_json::Value> = files
@@ -188,7 +188,7 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
     for sample in samples {
         let shown = format!("config/samples/{}", sample.file_name().unwrap_or_default().to_string_lossy());
         let text = std::fs::read_to_string(&sample).with_context(|| format!("cannot read {shown}"))?;
-        for (_, object) in rop::verify::yaml_documents(&text).with_context(|| shown.clone())? {
+        for (_, object) in rop_verify::yaml_documents(&text).with_context(|| shown.clone())? {
             let group = object["apiVersion"].as_str().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
             let in_group = |crd: &&serde_json::Value| crd["spec"]["group"] == group;
             // The CRD of the object's kind; for a kind the group lacks (a typo), one of the
@@ -198,7 +198,7 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
                 .filter(in_group)
                 .find(|crd| crd["spec"]["names"]["kind"] == object["kind"])
                 .or_else(|| crds.iter().find(in_group));
-            for finding in crd.map(|crd| rop::samples::validate_object(crd, &object)).unwrap_or_default() {
+            for finding in crd.map(|crd| rop_verify::samples::validate_object(crd, &object)).unwrap_or_default() {
                 errors += print_finding(&shown, &finding);
             }
         }
@@ -321,7 +321,7 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use rop::verify::{Finding, Severity, Unbounded};
+    use rop_verify::{Finding, Severity, Unbounded};
 
     #[test]
     fn a_version_file_copied_without_its_version_is_named() {

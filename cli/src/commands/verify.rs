@@ -1,4 +1,4 @@
-//! `rop verify FILE...`: checks CustomResourceDefinition YAML files with `rop::verify`.
+//! `rop verify FILE...`: checks CustomResourceDefinition YAML files with `rop_verify`.
 //!
 //! Output, one line per finding, in file order then document order then the verifier's order:
 //!
@@ -75,7 +75,7 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
 /// The output lines for one file.
 fn verify_file(path: &Path, shown: &str, totals: &mut Totals) -> anyhow::Result<Vec<String>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let docs = rop::verify::yaml_documents(&text)?;
+    let docs = rop_verify::yaml_documents(&text)?;
     let multi = docs.len() > 1;
     let mut lines = Vec::new();
     if docs.is_empty() {
@@ -83,13 +83,13 @@ fn verify_file(path: &Path, shown: &str, totals: &mut Totals) -> anyhow::Result<
     }
     for (index, doc) in &docs {
         let label = if multi { format!("{shown}#{}", index + 1) } else { shown.to_string() };
-        if !rop::verify::is_crd(doc) {
+        if !rop_verify::is_crd(doc) {
             let kind = doc.get("kind").and_then(|k| k.as_str()).unwrap_or("<no kind>");
             lines.push(format!("{label}: note: skipped a {kind} document (not a CustomResourceDefinition)"));
             continue;
         }
         totals.crds += 1;
-        for finding in rop::verify::verify_crd(doc) {
+        for finding in rop_verify::verify_crd(doc) {
             if finding.is_error() {
                 totals.errors += 1;
             } else {

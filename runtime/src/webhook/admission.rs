@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::resource::WebhookTarget;
+use crate::WebhookTarget;
 
 /// Fills in defaults of a kind's objects before the API server stores them (a mutating
 /// admission webhook; controller-runtime's `CustomDefaulter`).

@@ -9,10 +9,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::CustomResource;
 use crate::conversion::{ConversionError, Spoke};
-use crate::resource::CustomResource;
 
-use super::server::SetupError;
+use super::setup::SetupError;
 
 type Convert = fn(Value) -> Result<Value, ConversionError>;
 

@@ -15,10 +15,12 @@
 mod admission;
 mod convert;
 mod server;
+mod setup;
 pub mod testing;
 mod tls;
 
 pub use admission::{Defaulter, Denied, Object, Validator, Verdict};
 pub use convert::HubConversion;
-pub use server::{CONVERSION_PATH, Registration, Server, SetupError};
+pub use server::{CONVERSION_PATH, Registration, Server};
+pub use setup::SetupError;
 pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError, check_certificate, check_client_ca};

@@ -1,5 +1,5 @@
 //! kube-derive 5 beside rop on the derive corpus. For every kind both derives get the same Rust
-//! spec type; rop's CRD must pass `rop::verify` with no error, and kube-derive's outcome
+//! spec type; rop's CRD must pass `rop_verify` with no error, and kube-derive's outcome
 //! (panic in `crd()`, a CRD the API server would refuse, or a valid CRD) must be the one
 //! recorded in `EXPECTED`, with which of the two is right and why.
 
@@ -225,7 +225,7 @@ const EXPECTED: &[(&str, Kube, &str)] = &[
 ];
 
 fn errors(crd: &Value) -> BTreeSet<&'static str> {
-    rop::verify::verify_crd(crd).into_iter().filter(|f| f.is_error()).map(|f| f.rule).collect()
+    rop_verify::verify_crd(crd).into_iter().filter(|f| f.is_error()).map(|f| f.rule).collect()
 }
 
 #[test]

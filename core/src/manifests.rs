@@ -1,0 +1,209 @@
+//! The manifests generator and the files `rop generate` writes.
+//!
+//! A generated project's api crate has a small binary, `manifests`, that lists the project's
+//! kinds and calls [`main`]. It prints a [`Bundle`] as JSON on stdout; `rop generate` reads it
+//! and turns it into files with [`assemble`]. Only the api crate is linked into that binary,
+//! so it builds fast and never needs a cluster.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use k8s_openapi::api::admissionregistration::v1::{MutatingWebhook, ValidatingWebhook};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use serde::{Deserialize, Serialize};
+
+use crate::crd::{self, MergeError};
+use crate::definition::AdmissionTarget;
+use crate::rbac::{self, Rule};
+use crate::resource::{BuiltinKind, CustomResource, WebhookTarget};
+use crate::webhook_configuration::{self, DuplicateWebhook};
+use crate::yaml;
+
+/// Where `rop generate` writes the webhook configurations, as controller-gen's `webhook`
+/// generator does.
+pub const WEBHOOK_MANIFESTS: &str = "config/webhook/manifests.yaml";
+
+/// Version of the [`Bundle`] format; `rop generate` refuses a bundle of another version.
+pub const BUNDLE_FORMAT: u32 = 1;
+
+/// The role name of the generated `ClusterRole`, as kubebuilder's `rbac:roleName=manager-role`.
+pub const MANAGER_ROLE: &str = "manager-role";
+
+/// What one version of one kind contributes to the manifests.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KindManifest {
+    /// The Rust path of the root type, e.g. `v1alpha1::Memcached`, to name it in messages.
+    pub rust_type: String,
+    /// This version's single-version CRD.
+    pub crd: CustomResourceDefinition,
+    /// The RBAC rules the kind's controller needs.
+    pub rules: Vec<Rule>,
+    /// This version's defaulting webhook, if any (`#[rop(webhook(mutating, ...))]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mutating_webhooks: Vec<MutatingWebhook>,
+    /// This version's validating webhook, if any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validating_webhooks: Vec<ValidatingWebhook>,
+}
+
+/// What a built-in kind (`#[derive(rop::BuiltinKind)]`) contributes: no CRD; its webhooks,
+/// and the RBAC rules of its controller when the project has one.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BuiltinManifest {
+    /// The Rust path of the marker type, e.g. `builtin::DeploymentV1`, to name it in messages.
+    pub rust_type: String,
+    /// The RBAC rules of the kind's controller (`#[rop(controller)]`); empty without one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<Rule>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mutating_webhooks: Vec<MutatingWebhook>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validating_webhooks: Vec<ValidatingWebhook>,
+}
+
+/// Everything the generator binary reports, as JSON on its stdout.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Bundle {
+    pub format: u32,
+    pub kinds: Vec<KindManifest>,
+    /// Built-in kinds the project has webhooks for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builtin: Vec<BuiltinManifest>,
+}
+
+/// One kind as the generator binary lists it; build with [`kind`] or [`builtin`].
+pub struct Kind {
+    rust_type: &'static str,
+    /// The CRD of a custom kind; `None` for a built-in one.
+    crd: Option<fn() -> CustomResourceDefinition>,
+    rules: fn() -> Vec<Rule>,
+    target: AdmissionTarget,
+}
+
+/// Lists root type `K` in the generator; `rust_type` names it in messages.
+pub fn kind<K: CustomResource + WebhookTarget>(rust_type: &'static str) -> Kind {
+    Kind { rust_type, crd: Some(K::custom_resource_definition), rules: K::rbac_rules, target: K::TARGET }
+}
+
+/// Lists built-in kind `B` (a `#[derive(rop::BuiltinKind)]` marker type) in the generator:
+/// its webhooks and its controller's RBAC rules; `rust_type` names it in messages.
+pub fn builtin<B: BuiltinKind>(rust_type: &'static str) -> Kind {
+    Kind { rust_type, crd: None, rules: <B as BuiltinKind>::rbac_rules, target: B::TARGET }
+}
+
+/// Builds the bundle for `kinds`.
+pub fn bundle(kinds: &[Kind]) -> Bundle {
+    let mut bundle = Bundle { format: BUNDLE_FORMAT, kinds: Vec::new(), builtin: Vec::new() };
+    for k in kinds {
+        let (mutating_webhooks, validating_webhooks) = webhook_configuration::for_kind(&k.target);
+        match k.crd {
+            Some(crd) => bundle.kinds.push(KindManifest {
+                rust_type: k.rust_type.into(),
+                crd: crd(),
+                rules: (k.rules)(),
+                mutating_webhooks,
+                validating_webhooks,
+            }),
+            None => bundle.builtin.push(BuiltinManifest {
+                rust_type: k.rust_type.into(),
+                rules: (k.rules)(),
+                mutating_webhooks,
+                validating_webhooks,
+            }),
+        }
+    }
+    bundle
+}
+
+/// Entry point of a project's `manifests` binary: prints the bundle of `kinds` as JSON.
+///
+/// # Panics
+/// When stdout cannot be written (the caller, `rop generate`, reads a pipe).
+pub fn main(kinds: &[Kind]) {
+    let json = serde_json::to_string(&bundle(kinds)).expect("a bundle always serialises");
+    let mut out = std::io::stdout().lock();
+    out.write_all(json.as_bytes()).and_then(|()| out.write_all(b"\n")).expect("writing the bundle to stdout");
+}
+
+/// A file `rop generate` writes: a path relative to the project root and its full content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputFile {
+    pub path: String,
+    pub content: String,
+}
+
+/// Why a bundle cannot be turned into manifests.
+#[derive(Debug, thiserror::Error)]
+pub enum AssembleError {
+    #[error(
+        "the manifests generator speaks bundle format {found}, this rop speaks {BUNDLE_FORMAT}: build the project against the rop runtime that matches this rop (see --rop-path / --rop-version)"
+    )]
+    Format { found: u32 },
+    #[error(transparent)]
+    Merge(#[from] MergeError),
+    #[error(transparent)]
+    Webhook(#[from] DuplicateWebhook),
+    #[error("cannot render {path}: {source}")]
+    Render { path: String, source: serde_json::Error },
+}
+
+/// The files of `config/` that come from the bundle:
+/// `config/crd/bases/<group>_<plural>.yaml` per kind (all versions merged) and
+/// `config/rbac/role.yaml` (the normalised roles, `ClusterRole` `manager-role` first; a
+/// `Role` when `namespaced_manager`, see [`rbac::Role::to_object_for`]) and, when any kind has
+/// a webhook, `config/webhook/manifests.yaml` (see [`webhook_configuration::configurations`]).
+///
+/// # Errors
+/// A bundle of another format, versions that cannot merge ([`MergeError`]), or two webhooks
+/// with the same name ([`DuplicateWebhook`]).
+pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputFile>, AssembleError> {
+    if bundle.format != BUNDLE_FORMAT {
+        return Err(AssembleError::Format { found: bundle.format });
+    }
+    let crds = crd::merge(bundle.kinds.iter().map(|k| k.crd.clone()).collect())?;
+    let mut files = BTreeMap::new();
+    for crd in &crds {
+        let path = format!("config/crd/bases/{}_{}.yaml", crd.spec.group, crd.spec.names.plural);
+        let content = yaml::document(crd).map_err(|source| AssembleError::Render { path: path.clone(), source })?;
+        files.insert(path, content);
+    }
+    let custom = bundle.kinds.iter().flat_map(|k| &k.rules);
+    let rules: Vec<Rule> = custom.chain(bundle.builtin.iter().flat_map(|b| &b.rules)).cloned().collect();
+    let mut roles = rbac::roles(&rules, MANAGER_ROLE);
+    if roles.is_empty() {
+        // No kinds yet: the role still exists, so the role binding points at something.
+        roles.push(rbac::Role { name: MANAGER_ROLE.into(), namespace: String::new(), rules: vec![] });
+    }
+    let roles: Vec<_> = roles.iter().map(|r| r.to_object_for(namespaced_manager)).collect();
+    let path = "config/rbac/role.yaml".to_string();
+    let content = yaml::documents(&roles).map_err(|source| AssembleError::Render { path: path.clone(), source })?;
+    files.insert(path, content);
+    let (mutating, validating) = webhook_configuration::configurations(
+        bundle
+            .kinds
+            .iter()
+            .flat_map(|k| &k.mutating_webhooks)
+            .chain(bundle.builtin.iter().flat_map(|b| &b.mutating_webhooks))
+            .cloned()
+            .collect(),
+        bundle
+            .kinds
+            .iter()
+            .flat_map(|k| &k.validating_webhooks)
+            .chain(bundle.builtin.iter().flat_map(|b| &b.validating_webhooks))
+            .cloned()
+            .collect(),
+    )?;
+    let mut configurations = Vec::new();
+    let render = |e| AssembleError::Render { path: WEBHOOK_MANIFESTS.into(), source: e };
+    if let Some(m) = mutating {
+        configurations.push(serde_json::to_value(m).map_err(render)?);
+    }
+    if let Some(v) = validating {
+        configurations.push(serde_json::to_value(v).map_err(render)?);
+    }
+    if !configurations.is_empty() {
+        files.insert(WEBHOOK_MANIFESTS.into(), yaml::documents(&configurations).map_err(render)?);
+    }
+    Ok(files.into_iter().map(|(path, content)| OutputFile { path, content }).collect())
+}

@@ -1,0 +1,94 @@
+//! The traits `#[derive(CustomResource)]` and `#[derive(BuiltinKind)]` implement: a kind's facts
+//! ([`crate::definition`]) tied to its Rust types, and what is built from them.
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use schemars::JsonSchema;
+
+use crate::definition::{AdmissionTarget, ControllerDefinition, KindDefinition};
+use crate::schema::structural_schema_for;
+use crate::{crd, rbac, schema};
+
+/// Something admission webhooks can be registered for: every `#[derive(CustomResource)]` root
+/// type (its `Object` is itself), and every `#[derive(rop::BuiltinKind)]` marker type (its
+/// `Object` is the k8s-openapi type, e.g. `k8s_openapi::api::apps::v1::Deployment`).
+pub trait WebhookTarget {
+    /// The type of the objects the API server sends.
+    type Object;
+
+    /// The kind and its webhooks.
+    const TARGET: AdmissionTarget;
+}
+
+/// Implemented by `#[derive(CustomResource)]` for every root type.
+///
+/// `Spec` and `Status` are the user's types; their JSON schemas become the CRD's
+/// `spec` and `status` properties. A kind without status uses `()` as `Status`.
+pub trait CustomResource {
+    type Spec: JsonSchema;
+    type Status: JsonSchema;
+
+    /// The kind's facts from its `#[rop(...)]` attribute.
+    const DEFINITION: KindDefinition;
+
+    /// This version's `CustomResourceDefinition` (a single version; see [`crd::merge`]).
+    ///
+    /// # Panics
+    /// When schemars produces a schema `JSONSchemaProps` cannot hold, which would be a bug in
+    /// [`crate::schema`].
+    fn custom_resource_definition() -> CustomResourceDefinition {
+        // The generic part stays this thin: the schemas of `Spec` and `Status`. Everything
+        // else is assembled once, not once per kind.
+        let status = Self::DEFINITION.has_status.then(structural_schema_for::<Self::Status>);
+        let root =
+            crd::root_schema(&Self::DEFINITION, structural_schema_for::<Self::Spec>(), status, Self::root_rules());
+        crd::for_definition(&Self::DEFINITION, root)
+    }
+
+    /// The `x-kubernetes-validations` rules on the root of the schema (`root_validation(...)`
+    /// in `#[rop(...)]`, controller-gen's `+kubebuilder:validation:XValidation` on the kind's
+    /// type), where `self` is the whole object: `self.metadata.name`, `self.spec`,
+    /// `self.status`. None by default.
+    fn root_rules() -> Vec<schema::Rule> {
+        Vec::new()
+    }
+
+    /// RBAC rules this kind's controller needs: on the kind itself the resource with every verb
+    /// a reconciler uses, `/status` get/update/patch and `/finalizers` update (the three
+    /// `+kubebuilder:rbac` markers kubebuilder scaffolds on a controller); then the kinds it
+    /// owns and watches, and its `rbac(...)` rules. Owned and watched kinds thus always have
+    /// the permissions their watches need.
+    fn rbac_rules() -> Vec<rbac::Rule> {
+        rbac::Rule::for_kind(&Self::DEFINITION)
+    }
+}
+
+/// A kind a controller can reconcile, as `rop::controller::Reconciler::Kind` names it: every
+/// `#[derive(CustomResource)]` root type (its `Object` is itself), and every
+/// `#[derive(rop::BuiltinKind)]` marker type with `controller` (its `Object` is the k8s-openapi
+/// type, e.g. `k8s_openapi::api::core::v1::ServiceAccount`), as [`WebhookTarget`] for webhooks.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kind a controller can reconcile",
+    label = "not a `#[derive(CustomResource)]` root type, nor a `#[derive(rop::BuiltinKind)]` marker with `controller`",
+    note = "a controller for a built-in kind names its marker type in api/src/builtin.rs (`rop create api --group core --version v1 --kind ServiceAccount --resource=false` writes it), with #[rop(controller)] on it"
+)]
+pub trait ControllerTarget {
+    /// The type of the objects the controller reconciles.
+    type Object;
+
+    /// The kind and what its controller watches.
+    const CONTROLLER: ControllerDefinition;
+}
+
+/// Implemented by `#[derive(rop::BuiltinKind)]`: a marker type for a kind Kubernetes itself
+/// serves, carrying this project's admission webhooks for it ([`WebhookTarget`]) and, with
+/// `controller`, the facts of its controller ([`ControllerTarget`]).
+pub trait BuiltinKind: WebhookTarget {
+    /// The controller's definition with `#[rop(controller)]`, else `None`.
+    const CONTROLLER: Option<ControllerDefinition>;
+
+    /// RBAC rules the kind's controller needs (see [`rbac::Rule::for_controller`]);
+    /// none without `controller`.
+    fn rbac_rules() -> Vec<rbac::Rule> {
+        <Self as BuiltinKind>::CONTROLLER.map(|c| rbac::Rule::for_controller(&c)).unwrap_or_default()
+    }
+}
