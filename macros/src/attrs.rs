@@ -4,8 +4,10 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{DeriveInput, Ident, LitBool, LitInt, LitStr, Path};
 
+use crate::crd_keys::{self, CrdExtras};
+use crate::keys::Family;
 use crate::webhook::{self, RawWebhook, Webhook};
-use crate::{names, suggest};
+use crate::{names, schema_attrs, suggest};
 
 /// One `printcolumn(...)`.
 pub struct PrinterColumn {
@@ -68,22 +70,6 @@ pub struct KindAttrs {
     pub webhooks: Vec<Webhook>,
     pub crd: CrdExtras,
 }
-
-/// CRD-level keys beyond names and versions: `selectable_field`, `label`, `annotation`,
-/// `skip_version`, `max_desc_len`.
-#[derive(Default)]
-pub struct CrdExtras {
-    pub selectable_fields: Vec<String>,
-    pub labels: Vec<(String, String)>,
-    pub annotations: Vec<(String, String)>,
-    pub skip_version: bool,
-    pub max_desc_len: Option<usize>,
-    /// `root_validation(...)` rules, as `rop::schema::Rule` expressions.
-    pub root_rules: Vec<proc_macro2::TokenStream>,
-}
-
-/// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
-pub const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches, webhook, selectable_field, label, annotation, skip_version, max_desc_len, root_validation";
 
 #[derive(Default)]
 struct Raw {
@@ -153,10 +139,8 @@ fn parse_printcolumn(meta: &ParseNestedMeta) -> syn::Result<PrinterColumn> {
             "format" => format = Some(string(&inner)?.value()),
             "priority" => priority = Some(inner.value()?.parse::<LitInt>()?.base10_parse::<i32>()?),
             _ => {
-                let known = "name, type_, json_path, description, format, priority";
-                return Err(
-                    inner.error(format!("unknown key `{key}` in printcolumn(...): {}", suggest::expected(&key, known)))
-                );
+                let expected = suggest::expected(&key, Family::PrintColumn);
+                return Err(inner.error(format!("unknown key `{key}` in printcolumn(...): {expected}")));
             }
         }
         Ok(())
@@ -207,10 +191,8 @@ pub(crate) fn parse_rbac(meta: &ParseNestedMeta) -> syn::Result<RbacRule> {
             "namespace" => rule.namespace = string(&inner)?.value(),
             "role_name" => rule.role_name = string(&inner)?.value(),
             _ => {
-                let known = "groups, resources, resource_names, verbs, urls, namespace, role_name";
-                return Err(
-                    inner.error(format!("unknown key `{key}` in rbac(...): {}", suggest::expected(&key, known)))
-                );
+                let expected = suggest::expected(&key, Family::Rbac);
+                return Err(inner.error(format!("unknown key `{key}` in rbac(...): {expected}")));
             }
         }
         Ok(())
@@ -298,10 +280,8 @@ pub(crate) fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<R
             "kind" => kind = Some(string(&inner)?.value()),
             "plural" => plural = Some(string(&inner)?.value()),
             _ => {
-                let known = "group, version, kind, plural";
-                return Err(
-                    inner.error(format!("unknown key `{key}` in {what}(...): {}", suggest::expected(&key, known)))
-                );
+                let expected = suggest::expected(&key, Family::Related);
+                return Err(inner.error(format!("unknown key `{key}` in {what}(...): {expected}")));
             }
         }
         Ok(())
@@ -344,10 +324,8 @@ fn parse_scale(meta: &ParseNestedMeta) -> syn::Result<Scale> {
             "status_replicas_path" => status = Some(string(&inner)?.value()),
             "label_selector_path" => selector = Some(string(&inner)?.value()),
             _ => {
-                let known = "spec_replicas_path, status_replicas_path, label_selector_path";
-                return Err(
-                    inner.error(format!("unknown key `{key}` in scale(...): {}", suggest::expected(&key, known)))
-                );
+                let expected = suggest::expected(&key, Family::Scale);
+                return Err(inner.error(format!("unknown key `{key}` in scale(...): {expected}")));
             }
         }
         Ok(())
@@ -422,12 +400,10 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             raw.webhooks.push(parsed);
             Ok(())
         }
-        "selectable_field" | "label" | "annotation" | "skip_version" | "max_desc_len" | "root_validation" => {
-            crate::crd_keys::parse(&mut raw.crd, meta, &key)
-        }
+        _ if Family::Crd.contains(&key) => crd_keys::parse(&mut raw.crd, meta, &key),
         // Schema markers on the spec type belong to `#[derive(rop::JsonSchema)]`.
-        _ if crate::schema_attrs::is_type_key(&key) => crate::schema_attrs::skip_value(meta),
-        _ => Err(meta.error(crate::spec_markers::unknown_type_key(&key))),
+        _ if schema_attrs::is_type_key(&key) => schema_attrs::skip_value(meta),
+        _ => Err(meta.error(suggest::unknown_type_key(&key))),
     }
 }
 

@@ -10,10 +10,9 @@ use syn::{DeriveInput, LitStr, Path};
 
 use crate::attrs::{self, RbacRule, RelatedKind};
 use crate::expand::{expand_rbac, expand_related, expand_webhook};
-use crate::names;
+use crate::keys::Family;
 use crate::webhook::{self, RawWebhook};
-
-const KEYS: &str = "group, version, kind, plural, object, webhook, controller, owns, watches, rbac";
+use crate::{names, suggest};
 
 #[derive(Default)]
 struct Raw {
@@ -43,7 +42,7 @@ fn parse_controller(meta: &ParseNestedMeta) -> syn::Result<String> {
             if key != "finalizer" {
                 return Err(inner.error(format!(
                     "unknown key `{key}` in controller(...): {}",
-                    crate::suggest::expected(&key, "finalizer")
+                    suggest::expected(&key, Family::Controller)
                 )));
             }
             let lit = inner.value()?.parse::<LitStr>()?;
@@ -115,7 +114,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
         }
         _ => Err(meta.error(format!(
             "unknown key `{key}` in #[rop(...)] of a BuiltinKind: {}",
-            crate::suggest::expected(&key, KEYS)
+            suggest::expected(&key, Family::Builtin)
         ))),
     }
 }

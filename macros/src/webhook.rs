@@ -5,8 +5,9 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitInt, LitStr};
 
-use crate::names;
+use crate::keys::Family;
 use crate::selector::{self, Selector};
+use crate::{names, suggest};
 
 /// One parsed `webhook(...)`, before the kind's defaults are known.
 pub struct RawWebhook {
@@ -40,8 +41,6 @@ pub struct Webhook {
     pub namespace_selector: Option<Selector>,
     pub object_selector: Option<Selector>,
 }
-
-const KEYS: &str = "mutating, validating, path, name, failure_policy, side_effects, operations, admission_review_versions, timeout_seconds, match_policy, reinvocation_policy, namespace_selector, object_selector";
 
 /// Checks that `value` is one of `allowed`, naming `key` in the error.
 fn one_of(lit: &LitStr, key: &str, allowed: &[&str]) -> syn::Result<String> {
@@ -156,7 +155,10 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
             }
             "namespace_selector" => w.namespace_selector = Some(selector::parse(&string(&inner)?)?),
             "object_selector" => w.object_selector = Some(selector::parse(&string(&inner)?)?),
-            _ => return Err(inner.error(format!("unknown key `{key}` in webhook(...): {}", crate::suggest::expected(&key, KEYS)))),
+            _ => {
+                let expected = suggest::expected(&key, Family::Webhook);
+                return Err(inner.error(format!("unknown key `{key}` in webhook(...): {expected}")));
+            }
         }
         Ok(())
     })?;
