@@ -309,7 +309,7 @@ pub(crate) fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<R
                 ),
             ));
         }
-        None => names::default_plural(&kind.to_ascii_lowercase()),
+        None => rop_names::plural(&kind.to_ascii_lowercase()),
     };
     Ok(RelatedKind::Named { group, version, kind, plural })
 }
@@ -438,11 +438,11 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     let group = required(raw.group, "group", &mut errors);
     let version = required(raw.version, "version", &mut errors);
     let kind = required(raw.kind, "kind", &mut errors);
-    let mut check = |lit: &Option<LitStr>, what: &str, rule: fn(&str) -> Option<&'static str>| {
+    let mut check = |lit: &Option<LitStr>, what: &str, rule: names::Rule| {
         if let Some(lit) = lit
-            && let Some(reason) = rule(&lit.value())
+            && let Err(e) = names::check(lit, what, rule)
         {
-            errors.push(syn::Error::new(lit.span(), format!("{what} \"{}\" {reason}", lit.value())));
+            errors.push(e);
         }
     };
     check(&group, "group", names::check_group);
@@ -472,7 +472,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     let (group, version, kind) = (group.unwrap().value(), version.unwrap().value(), kind.unwrap().value());
     let singular = raw.singular.map(|s| s.value()).unwrap_or_else(|| kind.to_ascii_lowercase());
     // From the kind, not the singular: controller-gen pluralises the lower-cased kind.
-    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| names::default_plural(&kind.to_ascii_lowercase()));
+    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| rop_names::plural(&kind.to_ascii_lowercase()));
     let webhooks = raw.webhooks.into_iter().map(|w| w.finish(&group, &version, &kind)).collect();
     Ok(KindAttrs {
         group,

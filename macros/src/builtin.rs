@@ -46,9 +46,7 @@ fn parse_controller(meta: &ParseNestedMeta) -> syn::Result<String> {
                 )));
             }
             let lit = inner.value()?.parse::<LitStr>()?;
-            if let Some(reason) = names::check_finalizer(&lit.value()) {
-                return Err(syn::Error::new(lit.span(), format!("finalizer \"{}\" {reason}", lit.value())));
-            }
+            names::check(&lit, "finalizer", names::check_finalizer)?;
             finalizer = lit.value();
             Ok(())
         })?;
@@ -176,26 +174,19 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         let message = format!("{key}(...) says what the kind's controller does: add `controller` to #[rop(...)]");
         push(syn::Error::new(*span, message), &mut errors);
     }
-    type Rule = fn(&str) -> Option<&'static str>;
-    let checks: [(&Option<LitStr>, &str, Rule); 3] = [
+    let checks: [(&Option<LitStr>, &str, names::Rule); 4] = [
         (&version, "version", names::check_version),
         (&kind, "kind", names::check_kind),
         (&plural, "plural", names::check_resource_name),
+        // Built-in groups such as "apps" and "batch" need no dot, unlike a custom kind's.
+        (&group, "group", names::check_builtin_group),
     ];
     for (lit, what, rule) in checks {
         if let Some(lit) = lit
-            && let Some(reason) = rule(&lit.value())
+            && let Err(e) = names::check(lit, what, rule)
         {
-            push(syn::Error::new(lit.span(), format!("{what} \"{}\" {reason}", lit.value())), &mut errors);
+            push(e, &mut errors);
         }
-    }
-    // Built-in groups such as "apps" and "batch" need no dot, unlike a custom kind's.
-    if let Some(lit) = &group
-        && !lit.value().is_empty()
-        && !names::is_dns_subdomain(&lit.value())
-    {
-        let message = format!("group \"{}\" is not a DNS-1123 subdomain (the core group is \"\")", lit.value());
-        push(syn::Error::new(lit.span(), message), &mut errors);
     }
     if let Some(e) = errors {
         return Err(e);

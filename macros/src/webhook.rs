@@ -93,7 +93,7 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
                     return Err(syn::Error::new(lit.span(), "webhook path must start with '/'"));
                 }
                 // The API server requires every segment of a webhook path to be a DNS-1123 subdomain.
-                if path != "/" && !path[1..].split('/').all(names::is_dns_subdomain) {
+                if path != "/" && !path[1..].split('/').all(rop_names::is_dns1123_subdomain) {
                     return Err(syn::Error::new(
                         lit.span(),
                         format!("webhook path \"{path}\": each segment must be lower-case letters, digits, '-' and '.', e.g. \"/mutate-memcached\""),
@@ -103,9 +103,7 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
             }
             "name" => {
                 let lit = string(&inner)?;
-                if let Some(reason) = fully_qualified(&lit.value()) {
-                    return Err(syn::Error::new(lit.span(), format!("webhook name \"{}\" {reason}", lit.value())));
-                }
+                names::check(&lit, "webhook name", names::check_webhook_name)?;
                 w.name = Some(lit.value());
             }
             "failure_policy" => w.failure_policy = one_of(&string(&inner)?, "failure_policy", &["Fail", "Ignore"])?,
@@ -182,18 +180,6 @@ fn list(meta: &ParseNestedMeta) -> syn::Result<(Vec<String>, Span)> {
     syn::bracketed!(content in value);
     let items = content.parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])?;
     Ok((items.iter().map(LitStr::value).collect(), span))
-}
-
-/// Why `name` is not a fully qualified name (a DNS-1123 subdomain of at least three labels, as
-/// the API server requires of webhook names), or `None`.
-fn fully_qualified(name: &str) -> Option<&'static str> {
-    if !names::is_dns_subdomain(name) {
-        Some("is not a DNS subdomain: lower-case letters, digits, '-' and '.'")
-    } else if name.split('.').count() < 3 {
-        Some("needs at least three dot-separated parts, e.g. \"mmemcached-v1.cache.example.com\"")
-    } else {
-        None
-    }
 }
 
 impl RawWebhook {
