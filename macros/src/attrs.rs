@@ -117,7 +117,11 @@ fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
     meta.value()?.parse::<LitStr>()
 }
 
-fn set_once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
+/// Puts `value` in `slot`, the place of a key that may be written once.
+///
+/// # Errors
+/// `key` is given twice, when `slot` already holds a value.
+pub(crate) fn set_once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
     if slot.is_some() {
         return Err(meta.error(format!("`{key}` is given twice in #[rop(...)]: keep one")));
     }
@@ -390,13 +394,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
         }
         "webhook" => {
             let parsed = webhook::parse(meta)?;
-            if raw.webhooks.iter().any(|w| w.mutating == parsed.mutating) {
-                let which = if parsed.mutating { "mutating" } else { "validating" };
-                return Err(syn::Error::new(
-                    parsed.span,
-                    format!("a kind version has at most one {which} webhook: merge the two webhook({which}, ...)"),
-                ));
-            }
+            webhook::check_unique(&raw.webhooks, &parsed)?;
             raw.webhooks.push(parsed);
             Ok(())
         }

@@ -8,7 +8,7 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{DeriveInput, LitStr, Path};
 
-use crate::attrs::{self, RbacRule, RelatedKind};
+use crate::attrs::{self, RbacRule, RelatedKind, set_once};
 use crate::expand::{expand_rbac, expand_related, expand_webhook};
 use crate::keys::Family;
 use crate::webhook::{self, RawWebhook};
@@ -54,23 +54,15 @@ fn parse_controller(meta: &ParseNestedMeta) -> syn::Result<String> {
     Ok(finalizer)
 }
 
-fn once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
-    if slot.is_some() {
-        return Err(meta.error(format!("`{key}` is given twice in #[rop(...)]: keep one")));
-    }
-    *slot = Some(value);
-    Ok(())
-}
-
 fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
     let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
     let string = |meta: &ParseNestedMeta| meta.value()?.parse::<LitStr>();
     match key.as_str() {
-        "group" => once(&mut raw.group, string(meta)?, meta, "group"),
-        "version" => once(&mut raw.version, string(meta)?, meta, "version"),
-        "kind" => once(&mut raw.kind, string(meta)?, meta, "kind"),
-        "plural" => once(&mut raw.plural, string(meta)?, meta, "plural"),
-        "object" => once(&mut raw.object, string(meta)?.parse::<Path>()?, meta, "object"),
+        "group" => set_once(&mut raw.group, string(meta)?, meta, "group"),
+        "version" => set_once(&mut raw.version, string(meta)?, meta, "version"),
+        "kind" => set_once(&mut raw.kind, string(meta)?, meta, "kind"),
+        "plural" => set_once(&mut raw.plural, string(meta)?, meta, "plural"),
+        "object" => set_once(&mut raw.object, string(meta)?.parse::<Path>()?, meta, "object"),
         "controller" => {
             let span = meta.path.span();
             // A bad `controller(...)` still says the kind has a controller: one error, not two.
@@ -78,7 +70,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
                 Ok(finalizer) => (finalizer, None),
                 Err(e) => (String::new(), Some(e)),
             };
-            once(&mut raw.controller, (finalizer, span), meta, "controller")?;
+            set_once(&mut raw.controller, (finalizer, span), meta, "controller")?;
             error.map_or(Ok(()), Err)
         }
         "owns" | "watches" | "rbac" => {
@@ -94,13 +86,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             // A bad `webhook(...)` is the error; "needs a webhook" would be a second one.
             raw.webhook_written = true;
             let parsed = webhook::parse(meta)?;
-            if raw.webhooks.iter().any(|w| w.mutating == parsed.mutating) {
-                let which = if parsed.mutating { "mutating" } else { "validating" };
-                return Err(syn::Error::new(
-                    parsed.span,
-                    format!("a kind version has at most one {which} webhook: merge the two webhook({which}, ...)"),
-                ));
-            }
+            webhook::check_unique(&raw.webhooks, &parsed)?;
             if parsed.name.is_none() {
                 return Err(syn::Error::new(
                     parsed.span,

@@ -182,6 +182,23 @@ fn list(meta: &ParseNestedMeta) -> syn::Result<(Vec<String>, Span)> {
     Ok((items.iter().map(LitStr::value).collect(), span))
 }
 
+/// Checks that `parsed` is not a second webhook of its kind (mutating or validating) beside
+/// `existing`: a kind version has at most one of each, whose default path and name say which
+/// it is.
+///
+/// # Errors
+/// `existing` has a webhook of the same kind; the error points at `parsed`.
+pub fn check_unique(existing: &[RawWebhook], parsed: &RawWebhook) -> syn::Result<()> {
+    if existing.iter().any(|w| w.mutating == parsed.mutating) {
+        let which = if parsed.mutating { "mutating" } else { "validating" };
+        return Err(syn::Error::new(
+            parsed.span,
+            format!("a kind version has at most one {which} webhook: merge the two webhook({which}, ...)"),
+        ));
+    }
+    Ok(())
+}
+
 impl RawWebhook {
     /// Fills in the defaults that depend on the kind: kubebuilder's path
     /// (`/mutate-<group with '-'>-<version>-<kind>`, `/validate-...`), a name
