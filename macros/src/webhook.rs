@@ -15,9 +15,24 @@ pub struct RawWebhook {
     pub mutating: bool,
     pub path: Option<String>,
     pub name: Option<String>,
+    pub operations: Option<Vec<String>>,
+    pub settings: Settings,
+}
+
+/// A webhook with every default filled in.
+pub struct Webhook {
+    pub mutating: bool,
+    pub path: String,
+    pub name: String,
+    pub operations: Vec<String>,
+    pub settings: Settings,
+}
+
+/// The fields of a `webhook(...)` whose defaults do not depend on the kind, so they are final
+/// once parsed.
+pub struct Settings {
     pub failure_policy: String,
     pub side_effects: String,
-    pub operations: Option<Vec<String>>,
     pub admission_review_versions: Vec<String>,
     pub timeout_seconds: Option<i32>,
     pub match_policy: Option<String>,
@@ -26,20 +41,22 @@ pub struct RawWebhook {
     pub object_selector: Option<Selector>,
 }
 
-/// A webhook with every default filled in.
-pub struct Webhook {
-    pub mutating: bool,
-    pub path: String,
-    pub name: String,
-    pub failure_policy: String,
-    pub side_effects: String,
-    pub operations: Vec<String>,
-    pub admission_review_versions: Vec<String>,
-    pub timeout_seconds: Option<i32>,
-    pub match_policy: Option<String>,
-    pub reinvocation_policy: Option<String>,
-    pub namespace_selector: Option<Selector>,
-    pub object_selector: Option<Selector>,
+impl Default for Settings {
+    /// The fields a `webhook(...)` does not write: a webhook that fails or times out fails the
+    /// request (`Fail`), it has no side effects (`None`), and it reads `admission.k8s.io/v1`
+    /// AdmissionReviews; the others are left to the API server's defaults.
+    fn default() -> Self {
+        Settings {
+            failure_policy: "Fail".into(),
+            side_effects: "None".into(),
+            admission_review_versions: vec!["v1".into()],
+            timeout_seconds: None,
+            match_policy: None,
+            reinvocation_policy: None,
+            namespace_selector: None,
+            object_selector: None,
+        }
+    }
 }
 
 /// Checks that `value` is one of `allowed`, naming `key` in the error.
@@ -60,21 +77,8 @@ fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
 pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
     let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
     let mut kind: Option<(bool, Span)> = None;
-    let mut w = RawWebhook {
-        span,
-        mutating: false,
-        path: None,
-        name: None,
-        failure_policy: "Fail".into(),
-        side_effects: "None".into(),
-        operations: None,
-        admission_review_versions: vec!["v1".into()],
-        timeout_seconds: None,
-        match_policy: None,
-        reinvocation_policy: None,
-        namespace_selector: None,
-        object_selector: None,
-    };
+    let mut w =
+        RawWebhook { span, mutating: false, path: None, name: None, operations: None, settings: Settings::default() };
     let mut reinvocation_span = None;
     meta.parse_nested_meta(|inner| {
         let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
@@ -106,10 +110,10 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
                 names::check(&lit, "webhook name", names::check_webhook_name)?;
                 w.name = Some(lit.value());
             }
-            "failure_policy" => w.failure_policy = one_of(&string(&inner)?, "failure_policy", &["Fail", "Ignore"])?,
+            "failure_policy" => w.settings.failure_policy = one_of(&string(&inner)?, "failure_policy", &["Fail", "Ignore"])?,
             "side_effects" => {
                 // admissionregistration.k8s.io/v1 allows only these two.
-                w.side_effects = one_of(&string(&inner)?, "side_effects", &["None", "NoneOnDryRun"])?;
+                w.settings.side_effects = one_of(&string(&inner)?, "side_effects", &["None", "NoneOnDryRun"])?;
             }
             "operations" => {
                 let (values, lit_span) = list(&inner)?;
@@ -134,7 +138,7 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
                         "admission_review_versions lists \"v1\" and/or \"v1beta1\", at least one",
                     ));
                 }
-                w.admission_review_versions = values;
+                w.settings.admission_review_versions = values;
             }
             "timeout_seconds" => {
                 let lit = inner.value()?.parse::<LitInt>()?;
@@ -142,17 +146,17 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
                 if !(1..=30).contains(&seconds) {
                     return Err(syn::Error::new(lit.span(), "timeout_seconds must be between 1 and 30"));
                 }
-                w.timeout_seconds = Some(seconds);
+                w.settings.timeout_seconds = Some(seconds);
             }
             "match_policy" => {
-                w.match_policy = Some(one_of(&string(&inner)?, "match_policy", &["Exact", "Equivalent"])?);
+                w.settings.match_policy = Some(one_of(&string(&inner)?, "match_policy", &["Exact", "Equivalent"])?);
             }
             "reinvocation_policy" => {
                 reinvocation_span = Some(key_span);
-                w.reinvocation_policy = Some(one_of(&string(&inner)?, "reinvocation_policy", &["Never", "IfNeeded"])?);
+                w.settings.reinvocation_policy = Some(one_of(&string(&inner)?, "reinvocation_policy", &["Never", "IfNeeded"])?);
             }
-            "namespace_selector" => w.namespace_selector = Some(selector::parse(&string(&inner)?)?),
-            "object_selector" => w.object_selector = Some(selector::parse(&string(&inner)?)?),
+            "namespace_selector" => w.settings.namespace_selector = Some(selector::parse(&string(&inner)?)?),
+            "object_selector" => w.settings.object_selector = Some(selector::parse(&string(&inner)?)?),
             _ => {
                 let expected = suggest::expected(&key, Family::Webhook);
                 return Err(inner.error(format!("unknown key `{key}` in webhook(...): {expected}")));
@@ -210,15 +214,8 @@ impl RawWebhook {
             mutating: self.mutating,
             path: self.path.unwrap_or_else(|| format!("/{verb}-{}-{version}-{lower}", group.replace('.', "-"))),
             name: self.name.unwrap_or_else(|| format!("{letter}{lower}-{version}.{group}")),
-            failure_policy: self.failure_policy,
-            side_effects: self.side_effects,
             operations: self.operations.unwrap_or_else(|| vec!["CREATE".into(), "UPDATE".into()]),
-            admission_review_versions: self.admission_review_versions,
-            timeout_seconds: self.timeout_seconds,
-            match_policy: self.match_policy,
-            reinvocation_policy: self.reinvocation_policy,
-            namespace_selector: self.namespace_selector,
-            object_selector: self.object_selector,
+            settings: self.settings,
         }
     }
 }
