@@ -4,8 +4,10 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{DeriveInput, Ident, LitBool, LitInt, LitStr, Path};
 
+use crate::crd_keys::{self, CrdExtras};
+use crate::keys::Family;
 use crate::webhook::{self, RawWebhook, Webhook};
-use crate::{names, suggest};
+use crate::{names, schema_attrs, suggest};
 
 /// One `printcolumn(...)`.
 pub struct PrinterColumn {
@@ -69,22 +71,6 @@ pub struct KindAttrs {
     pub crd: CrdExtras,
 }
 
-/// CRD-level keys beyond names and versions: `selectable_field`, `label`, `annotation`,
-/// `skip_version`, `max_desc_len`.
-#[derive(Default)]
-pub struct CrdExtras {
-    pub selectable_fields: Vec<String>,
-    pub labels: Vec<(String, String)>,
-    pub annotations: Vec<(String, String)>,
-    pub skip_version: bool,
-    pub max_desc_len: Option<usize>,
-    /// `root_validation(...)` rules, as `rop::schema::Rule` expressions.
-    pub root_rules: Vec<proc_macro2::TokenStream>,
-}
-
-/// The keys `#[rop(...)]` accepts, listed in the error for an unknown key.
-pub const KEYS: &str = "group, version, kind, plural, singular, namespaced, status, shortname, category, printcolumn, scale, storage, served, deprecated, derive, doc, rbac, owns, watches, webhook, selectable_field, label, annotation, skip_version, max_desc_len, root_validation";
-
 #[derive(Default)]
 struct Raw {
     group: Option<LitStr>,
@@ -131,7 +117,11 @@ fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
     meta.value()?.parse::<LitStr>()
 }
 
-fn set_once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
+/// Puts `value` in `slot`, the place of a key that may be written once.
+///
+/// # Errors
+/// `key` is given twice, when `slot` already holds a value.
+pub(crate) fn set_once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
     if slot.is_some() {
         return Err(meta.error(format!("`{key}` is given twice in #[rop(...)]: keep one")));
     }
@@ -153,10 +143,8 @@ fn parse_printcolumn(meta: &ParseNestedMeta) -> syn::Result<PrinterColumn> {
             "format" => format = Some(string(&inner)?.value()),
             "priority" => priority = Some(inner.value()?.parse::<LitInt>()?.base10_parse::<i32>()?),
             _ => {
-                let known = "name, type_, json_path, description, format, priority";
-                return Err(
-                    inner.error(format!("unknown key `{key}` in printcolumn(...): {}", suggest::expected(&key, known)))
-                );
+                let expected = suggest::expected(&key, Family::PrintColumn);
+                return Err(inner.error(format!("unknown key `{key}` in printcolumn(...): {expected}")));
             }
         }
         Ok(())
@@ -207,10 +195,8 @@ pub(crate) fn parse_rbac(meta: &ParseNestedMeta) -> syn::Result<RbacRule> {
             "namespace" => rule.namespace = string(&inner)?.value(),
             "role_name" => rule.role_name = string(&inner)?.value(),
             _ => {
-                let known = "groups, resources, resource_names, verbs, urls, namespace, role_name";
-                return Err(
-                    inner.error(format!("unknown key `{key}` in rbac(...): {}", suggest::expected(&key, known)))
-                );
+                let expected = suggest::expected(&key, Family::Rbac);
+                return Err(inner.error(format!("unknown key `{key}` in rbac(...): {expected}")));
             }
         }
         Ok(())
@@ -298,10 +284,8 @@ pub(crate) fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<R
             "kind" => kind = Some(string(&inner)?.value()),
             "plural" => plural = Some(string(&inner)?.value()),
             _ => {
-                let known = "group, version, kind, plural";
-                return Err(
-                    inner.error(format!("unknown key `{key}` in {what}(...): {}", suggest::expected(&key, known)))
-                );
+                let expected = suggest::expected(&key, Family::Related);
+                return Err(inner.error(format!("unknown key `{key}` in {what}(...): {expected}")));
             }
         }
         Ok(())
@@ -329,7 +313,7 @@ pub(crate) fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<R
                 ),
             ));
         }
-        None => names::default_plural(&kind.to_ascii_lowercase()),
+        None => rop_names::plural(&kind.to_ascii_lowercase()),
     };
     Ok(RelatedKind::Named { group, version, kind, plural })
 }
@@ -344,10 +328,8 @@ fn parse_scale(meta: &ParseNestedMeta) -> syn::Result<Scale> {
             "status_replicas_path" => status = Some(string(&inner)?.value()),
             "label_selector_path" => selector = Some(string(&inner)?.value()),
             _ => {
-                let known = "spec_replicas_path, status_replicas_path, label_selector_path";
-                return Err(
-                    inner.error(format!("unknown key `{key}` in scale(...): {}", suggest::expected(&key, known)))
-                );
+                let expected = suggest::expected(&key, Family::Scale);
+                return Err(inner.error(format!("unknown key `{key}` in scale(...): {expected}")));
             }
         }
         Ok(())
@@ -412,22 +394,14 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
         }
         "webhook" => {
             let parsed = webhook::parse(meta)?;
-            if raw.webhooks.iter().any(|w| w.mutating == parsed.mutating) {
-                let which = if parsed.mutating { "mutating" } else { "validating" };
-                return Err(syn::Error::new(
-                    parsed.span,
-                    format!("a kind version has at most one {which} webhook: merge the two webhook({which}, ...)"),
-                ));
-            }
+            webhook::check_unique(&raw.webhooks, &parsed)?;
             raw.webhooks.push(parsed);
             Ok(())
         }
-        "selectable_field" | "label" | "annotation" | "skip_version" | "max_desc_len" | "root_validation" => {
-            crate::crd_keys::parse(&mut raw.crd, meta, &key)
-        }
+        _ if Family::Crd.contains(&key) => crd_keys::parse(&mut raw.crd, meta, &key),
         // Schema markers on the spec type belong to `#[derive(rop::JsonSchema)]`.
-        _ if crate::schema_attrs::is_type_key(&key) => crate::schema_attrs::skip_value(meta),
-        _ => Err(meta.error(crate::spec_markers::unknown_type_key(&key))),
+        _ if schema_attrs::is_type_key(&key) => schema_attrs::skip_value(meta),
+        _ => Err(meta.error(suggest::unknown_type_key(&key))),
     }
 }
 
@@ -462,11 +436,11 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     let group = required(raw.group, "group", &mut errors);
     let version = required(raw.version, "version", &mut errors);
     let kind = required(raw.kind, "kind", &mut errors);
-    let mut check = |lit: &Option<LitStr>, what: &str, rule: fn(&str) -> Option<&'static str>| {
+    let mut check = |lit: &Option<LitStr>, what: &str, rule: names::Rule| {
         if let Some(lit) = lit
-            && let Some(reason) = rule(&lit.value())
+            && let Err(e) = names::check(lit, what, rule)
         {
-            errors.push(syn::Error::new(lit.span(), format!("{what} \"{}\" {reason}", lit.value())));
+            errors.push(e);
         }
     };
     check(&group, "group", names::check_group);
@@ -496,7 +470,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     let (group, version, kind) = (group.unwrap().value(), version.unwrap().value(), kind.unwrap().value());
     let singular = raw.singular.map(|s| s.value()).unwrap_or_else(|| kind.to_ascii_lowercase());
     // From the kind, not the singular: controller-gen pluralises the lower-cased kind.
-    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| names::default_plural(&kind.to_ascii_lowercase()));
+    let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| rop_names::plural(&kind.to_ascii_lowercase()));
     let webhooks = raw.webhooks.into_iter().map(|w| w.finish(&group, &version, &kind)).collect();
     Ok(KindAttrs {
         group,

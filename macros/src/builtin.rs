@@ -8,12 +8,11 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{DeriveInput, LitStr, Path};
 
-use crate::attrs::{self, RbacRule, RelatedKind};
+use crate::attrs::{self, RbacRule, RelatedKind, set_once};
 use crate::expand::{expand_rbac, expand_related, expand_webhook};
-use crate::names;
+use crate::keys::Family;
 use crate::webhook::{self, RawWebhook};
-
-const KEYS: &str = "group, version, kind, plural, object, webhook, controller, owns, watches, rbac";
+use crate::{names, suggest};
 
 #[derive(Default)]
 struct Raw {
@@ -43,13 +42,11 @@ fn parse_controller(meta: &ParseNestedMeta) -> syn::Result<String> {
             if key != "finalizer" {
                 return Err(inner.error(format!(
                     "unknown key `{key}` in controller(...): {}",
-                    crate::suggest::expected(&key, "finalizer")
+                    suggest::expected(&key, Family::Controller)
                 )));
             }
             let lit = inner.value()?.parse::<LitStr>()?;
-            if let Some(reason) = names::check_finalizer(&lit.value()) {
-                return Err(syn::Error::new(lit.span(), format!("finalizer \"{}\" {reason}", lit.value())));
-            }
+            names::check(&lit, "finalizer", names::check_finalizer)?;
             finalizer = lit.value();
             Ok(())
         })?;
@@ -57,23 +54,15 @@ fn parse_controller(meta: &ParseNestedMeta) -> syn::Result<String> {
     Ok(finalizer)
 }
 
-fn once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
-    if slot.is_some() {
-        return Err(meta.error(format!("`{key}` is given twice in #[rop(...)]: keep one")));
-    }
-    *slot = Some(value);
-    Ok(())
-}
-
 fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
     let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
     let string = |meta: &ParseNestedMeta| meta.value()?.parse::<LitStr>();
     match key.as_str() {
-        "group" => once(&mut raw.group, string(meta)?, meta, "group"),
-        "version" => once(&mut raw.version, string(meta)?, meta, "version"),
-        "kind" => once(&mut raw.kind, string(meta)?, meta, "kind"),
-        "plural" => once(&mut raw.plural, string(meta)?, meta, "plural"),
-        "object" => once(&mut raw.object, string(meta)?.parse::<Path>()?, meta, "object"),
+        "group" => set_once(&mut raw.group, string(meta)?, meta, "group"),
+        "version" => set_once(&mut raw.version, string(meta)?, meta, "version"),
+        "kind" => set_once(&mut raw.kind, string(meta)?, meta, "kind"),
+        "plural" => set_once(&mut raw.plural, string(meta)?, meta, "plural"),
+        "object" => set_once(&mut raw.object, string(meta)?.parse::<Path>()?, meta, "object"),
         "controller" => {
             let span = meta.path.span();
             // A bad `controller(...)` still says the kind has a controller: one error, not two.
@@ -81,7 +70,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
                 Ok(finalizer) => (finalizer, None),
                 Err(e) => (String::new(), Some(e)),
             };
-            once(&mut raw.controller, (finalizer, span), meta, "controller")?;
+            set_once(&mut raw.controller, (finalizer, span), meta, "controller")?;
             error.map_or(Ok(()), Err)
         }
         "owns" | "watches" | "rbac" => {
@@ -97,13 +86,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             // A bad `webhook(...)` is the error; "needs a webhook" would be a second one.
             raw.webhook_written = true;
             let parsed = webhook::parse(meta)?;
-            if raw.webhooks.iter().any(|w| w.mutating == parsed.mutating) {
-                let which = if parsed.mutating { "mutating" } else { "validating" };
-                return Err(syn::Error::new(
-                    parsed.span,
-                    format!("a kind version has at most one {which} webhook: merge the two webhook({which}, ...)"),
-                ));
-            }
+            webhook::check_unique(&raw.webhooks, &parsed)?;
             if parsed.name.is_none() {
                 return Err(syn::Error::new(
                     parsed.span,
@@ -115,7 +98,7 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
         }
         _ => Err(meta.error(format!(
             "unknown key `{key}` in #[rop(...)] of a BuiltinKind: {}",
-            crate::suggest::expected(&key, KEYS)
+            suggest::expected(&key, Family::Builtin)
         ))),
     }
 }
@@ -177,26 +160,19 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         let message = format!("{key}(...) says what the kind's controller does: add `controller` to #[rop(...)]");
         push(syn::Error::new(*span, message), &mut errors);
     }
-    type Rule = fn(&str) -> Option<&'static str>;
-    let checks: [(&Option<LitStr>, &str, Rule); 3] = [
+    let checks: [(&Option<LitStr>, &str, names::Rule); 4] = [
         (&version, "version", names::check_version),
         (&kind, "kind", names::check_kind),
         (&plural, "plural", names::check_resource_name),
+        // Built-in groups such as "apps" and "batch" need no dot, unlike a custom kind's.
+        (&group, "group", names::check_builtin_group),
     ];
     for (lit, what, rule) in checks {
         if let Some(lit) = lit
-            && let Some(reason) = rule(&lit.value())
+            && let Err(e) = names::check(lit, what, rule)
         {
-            push(syn::Error::new(lit.span(), format!("{what} \"{}\" {reason}", lit.value())), &mut errors);
+            push(e, &mut errors);
         }
-    }
-    // Built-in groups such as "apps" and "batch" need no dot, unlike a custom kind's.
-    if let Some(lit) = &group
-        && !lit.value().is_empty()
-        && !names::is_dns_subdomain(&lit.value())
-    {
-        let message = format!("group \"{}\" is not a DNS-1123 subdomain (the core group is \"\")", lit.value());
-        push(syn::Error::new(lit.span(), message), &mut errors);
     }
     if let Some(e) = errors {
         return Err(e);

@@ -8,9 +8,22 @@ use quote::quote;
 use syn::meta::ParseNestedMeta;
 use syn::{LitInt, LitStr, Token};
 
-use crate::attrs::CrdExtras;
+use crate::schema_attrs;
 
-/// Parses one of the keys into `extras`.
+/// CRD-level keys beyond names and versions: `selectable_field`, `label`, `annotation`,
+/// `skip_version`, `max_desc_len`, `root_validation`.
+#[derive(Default)]
+pub struct CrdExtras {
+    pub selectable_fields: Vec<String>,
+    pub labels: Vec<(String, String)>,
+    pub annotations: Vec<(String, String)>,
+    pub skip_version: bool,
+    pub max_desc_len: Option<usize>,
+    /// `root_validation(...)` rules, as `rop::schema::Rule` expressions.
+    pub root_rules: Vec<TokenStream>,
+}
+
+/// Parses one of the keys into `extras`: `key` is one of `keys::Family::Crd`.
 pub fn parse(extras: &mut CrdExtras, meta: &ParseNestedMeta, key: &str) -> syn::Result<()> {
     match key {
         "selectable_field" => {
@@ -42,7 +55,7 @@ pub fn parse(extras: &mut CrdExtras, meta: &ParseNestedMeta, key: &str) -> syn::
             let list = if key == "label" { &mut extras.labels } else { &mut extras.annotations };
             list.push((name.value(), value.value()));
         }
-        "root_validation" => extras.root_rules.push(crate::schema_attrs::rule_value(meta)?),
+        "root_validation" => extras.root_rules.push(schema_attrs::rule_value(meta)?),
         "skip_version" => {
             if extras.skip_version {
                 return Err(meta.error("`skip_version` is given twice in #[rop(...)]: keep one"));

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use crate::attrs::KindAttrs;
 use crate::selector::Selector;
-use crate::webhook::Webhook;
+use crate::webhook::{Settings, Webhook};
 
 fn opt_str(value: &Option<String>) -> TokenStream {
     match value {
@@ -29,15 +29,16 @@ pub(crate) fn opt_selector(selector: &Option<Selector>) -> TokenStream {
 }
 
 pub(crate) fn expand_webhook(w: &Webhook) -> TokenStream {
-    let Webhook { mutating, path, name, failure_policy, side_effects, operations, admission_review_versions, .. } = w;
-    let timeout = match w.timeout_seconds {
+    let Webhook { mutating, path, name, operations, settings } = w;
+    let Settings { failure_policy, side_effects, admission_review_versions, .. } = settings;
+    let timeout = match settings.timeout_seconds {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
     };
-    let match_policy = opt_str(&w.match_policy);
-    let reinvocation_policy = opt_str(&w.reinvocation_policy);
-    let namespace_selector = opt_selector(&w.namespace_selector);
-    let object_selector = opt_selector(&w.object_selector);
+    let match_policy = opt_str(&settings.match_policy);
+    let reinvocation_policy = opt_str(&settings.reinvocation_policy);
+    let namespace_selector = opt_selector(&settings.namespace_selector);
+    let object_selector = opt_selector(&settings.object_selector);
     quote!(::rop::Webhook {
         mutating: #mutating,
         name: #name,

@@ -10,6 +10,7 @@ mod attrs;
 mod builtin;
 mod crd_keys;
 mod expand;
+mod keys;
 mod names;
 mod schema_attrs;
 mod schema_derive;

@@ -9,6 +9,9 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, LitBool, LitInt, LitStr, Token, Type};
 
+use crate::keys::{self, Family};
+use crate::suggest;
+
 /// Where a marker list is written; some keys only make sense in some places.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Place {
@@ -26,12 +29,6 @@ impl Place {
         }
     }
 }
-
-/// The schema marker keys, for the error on an unknown key.
-pub const KEYS: &str = "exclusive_minimum, exclusive_maximum, multiple_of, min_properties, max_properties, enum_values, \
-format, type_, items, required, optional, nullable, default, default_json, validation, immutable, exactly_one_of, \
-at_most_one_of, at_least_one_of, int_or_string, preserve_unknown_fields, embedded_resource, schemaless, list_type, \
-list_map_keys, map_type, struct_type";
 
 /// Flag keys: the key, its `Marker` variant, and the keys it conflicts with.
 const FLAGS: [(&str, &str, &[&str]); 7] = [
@@ -73,11 +70,10 @@ fn elsewhere(key: &str) -> Option<&'static str> {
 /// The key of another attribute that `key` misspells (`min_lenght`), when it is not closer to
 /// one of rop's own keys (schema markers or kind-level keys), with the spelling to use.
 fn misspelled_elsewhere(key: &str) -> Option<(&'static str, &'static str)> {
-    let ours = KEYS.split(", ").chain(crate::attrs::KEYS.split(", "));
-    if crate::suggest::closest(key, ours).is_some() {
+    if suggest::closest(key, keys::on_spec_type()).is_some() {
         return None;
     }
-    let meant = crate::suggest::closest(key, ELSEWHERE.iter().flat_map(|(keys, _)| keys.iter().copied()))?;
+    let meant = suggest::closest(key, ELSEWHERE.iter().flat_map(|(keys, _)| keys.iter().copied()))?;
     Some((meant, elsewhere(meant)?))
 }
 
@@ -222,9 +218,8 @@ pub fn rule_value(meta: &ParseNestedMeta) -> syn::Result<TokenStream> {
                     if inner.input.peek(Token![=]) { inner.value()?.parse::<LitBool>()?.value } else { true };
             }
             _ => {
-                let known = "rule, message, message_expression, reason, field_path, optional_old_self";
-                return Err(inner
-                    .error(format!("unknown key `{key}` in {what}(...): {}", crate::suggest::expected(&key, known))));
+                let expected = suggest::expected(&key, Family::Rule);
+                return Err(inner.error(format!("unknown key `{key}` in {what}(...): {expected}")));
             }
         }
         Ok(())
@@ -427,11 +422,11 @@ impl Parsed {
                             "unknown schema marker `{key}` in #[rop(...)]: did you mean `{meant}`? write {spelling}"
                         )
                     }
-                    (None, None) if place == Place::Type => crate::spec_markers::unknown_type_key(&key),
+                    (None, None) if place == Place::Type => suggest::unknown_type_key(&key),
                     (None, None) => {
                         format!(
                             "unknown schema marker `{key}` in #[rop(...)]: {}",
-                            crate::suggest::expected(&key, KEYS)
+                            suggest::expected(&key, Family::Schema)
                         )
                     }
                 };
@@ -519,7 +514,7 @@ pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 /// Whether `key` is a schema marker a type may carry (so `#[derive(CustomResource)]` leaves it
 /// to `#[derive(rop::JsonSchema)]`).
 pub fn is_type_key(key: &str) -> bool {
-    KEYS.split(", ").any(|k| k == key) || elsewhere(key).is_some()
+    Family::Schema.contains(key) || elsewhere(key).is_some()
 }
 
 /// schemars' own validation attributes (`range`, `length`, `regex`, `email`, `url`, `inner`)

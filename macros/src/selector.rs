@@ -96,22 +96,13 @@ fn set_requirement(r: &str, op: &str) -> Option<(String, Result<Vec<String>, Str
     Some((key.trim().into(), values))
 }
 
-fn label_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !name.is_empty()
-        && name.len() <= 63
-        && bytes.first().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes.last().is_some_and(u8::is_ascii_alphanumeric)
-        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-}
-
+/// A label key is a qualified name: `[prefix/]name` (apimachinery's `IsQualifiedName`).
 fn label_key(key: &str) -> bool {
-    match key.split_once('/') {
-        Some((prefix, name)) => crate::names::is_dns_subdomain(prefix) && label_name(name),
-        None => label_name(key),
-    }
+    rop_names::is_qualified_name(key)
 }
 
+/// A label value is empty or a qualified name without a prefix (apimachinery's
+/// `IsValidLabelValue`: the same 63-character name format).
 fn label_value(value: &str) -> bool {
-    value.is_empty() || label_name(value)
+    value.is_empty() || (!value.contains('/') && rop_names::is_qualified_name(value))
 }

@@ -6,25 +6,12 @@ use quote::quote_spanned;
 use syn::spanned::Spanned;
 use syn::{Attribute, Data, DeriveInput};
 
-use crate::attrs::KEYS;
+use crate::keys::Family;
 use crate::schema_attrs::{is_type_key, skip_value};
 
 /// Whether `key` is one of `#[derive(CustomResource)]`'s kind-level keys.
 pub fn is_kind_key(key: &str) -> bool {
-    KEYS.split(", ").any(|k| k == key)
-}
-
-/// The error for a key on a type's `#[rop(...)]` that is neither a kind-level key nor a schema
-/// marker. Both derives report it in the same words at the same place, so a spec deriving both
-/// shows it once.
-pub fn unknown_type_key(key: &str) -> String {
-    let schema_keys = crate::schema_attrs::KEYS;
-    match crate::suggest::closest(key, KEYS.split(", ").chain(schema_keys.split(", "))) {
-        Some(meant) => format!("unknown key `{key}` in #[rop(...)]: did you mean `{meant}`?"),
-        None => format!(
-            "unknown key `{key}` in #[rop(...)]: expected one of {KEYS} (kind keys of #[derive(CustomResource)]), or a schema marker: {schema_keys}"
-        ),
-    }
+    Family::Kind.contains(key)
 }
 
 /// The span of the first schema marker among `attrs` (`type_level`: only the keys a type may

@@ -1,6 +1,8 @@
 //! The end of an "unknown key" error: the known key a misspelling is closest to, or, when none
 //! is close, every key the place accepts.
 
+use crate::keys::Family;
+
 /// How similar (Jaro-Winkler, 0 to 1) a misspelling must be to a known key to be named as the
 /// one meant: high enough that `printcolum` finds `printcolumn` and `validaton` finds
 /// `validation`, but `foo` finds nothing.
@@ -16,12 +18,26 @@ pub fn closest<'a>(key: &str, known: impl IntoIterator<Item = &'a str>) -> Optio
         .map(|(_, k)| k)
 }
 
-/// `did you mean `k`?` for the closest known key, else `expected one of {known}` (a `", "`-
-/// separated list).
-pub fn expected(key: &str, known: &str) -> String {
-    match closest(key, known.split(", ")) {
+/// `did you mean `k`?` for the closest of `family`'s keys, else `expected one of` and all of
+/// them, separated by `", "`.
+pub fn expected(key: &str, family: Family) -> String {
+    match closest(key, family.keys().iter().copied()) {
         Some(k) => format!("did you mean `{k}`?"),
-        None => format!("expected one of {known}"),
+        None => format!("expected one of {}", family.keys().join(", ")),
+    }
+}
+
+/// The error for a key on a type's `#[rop(...)]` that is neither a kind-level key nor a schema
+/// marker. Both derives report it in the same words at the same place, so a spec deriving both
+/// shows it once.
+pub fn unknown_type_key(key: &str) -> String {
+    match closest(key, crate::keys::on_spec_type()) {
+        Some(meant) => format!("unknown key `{key}` in #[rop(...)]: did you mean `{meant}`?"),
+        None => format!(
+            "unknown key `{key}` in #[rop(...)]: expected one of {} (kind keys of #[derive(CustomResource)]), or a schema marker: {}",
+            Family::Kind.keys().join(", "),
+            Family::Schema.keys().join(", ")
+        ),
     }
 }
 
@@ -31,8 +47,8 @@ mod tests {
 
     #[test]
     fn names_the_key_a_misspelling_is_closest_to() {
-        let kind = || crate::attrs::KEYS.split(", ");
-        let schema = || crate::schema_attrs::KEYS.split(", ");
+        let kind = || Family::Kind.keys().iter().copied();
+        let schema = || Family::Schema.keys().iter().copied();
         assert_eq!(closest("printcolum", kind()), Some("printcolumn"));
         assert_eq!(closest("shortnames", kind()), Some("shortname"));
         assert_eq!(closest("namespace", kind()), Some("namespaced"));
@@ -40,6 +56,6 @@ mod tests {
         assert_eq!(closest("list_typ", schema()), Some("list_type"));
         assert_eq!(closest("foo", kind()), None);
         assert_eq!(closest("x", kind()), None);
-        assert_eq!(expected("colour", "name, type_"), "expected one of name, type_");
+        assert_eq!(expected("colour", Family::Related), "expected one of group, version, kind, plural");
     }
 }

@@ -5,8 +5,9 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitInt, LitStr};
 
-use crate::names;
+use crate::keys::Family;
 use crate::selector::{self, Selector};
+use crate::{names, suggest};
 
 /// One parsed `webhook(...)`, before the kind's defaults are known.
 pub struct RawWebhook {
@@ -14,15 +15,8 @@ pub struct RawWebhook {
     pub mutating: bool,
     pub path: Option<String>,
     pub name: Option<String>,
-    pub failure_policy: String,
-    pub side_effects: String,
     pub operations: Option<Vec<String>>,
-    pub admission_review_versions: Vec<String>,
-    pub timeout_seconds: Option<i32>,
-    pub match_policy: Option<String>,
-    pub reinvocation_policy: Option<String>,
-    pub namespace_selector: Option<Selector>,
-    pub object_selector: Option<Selector>,
+    pub settings: Settings,
 }
 
 /// A webhook with every default filled in.
@@ -30,9 +24,15 @@ pub struct Webhook {
     pub mutating: bool,
     pub path: String,
     pub name: String,
+    pub operations: Vec<String>,
+    pub settings: Settings,
+}
+
+/// The fields of a `webhook(...)` whose defaults do not depend on the kind, so they are final
+/// once parsed.
+pub struct Settings {
     pub failure_policy: String,
     pub side_effects: String,
-    pub operations: Vec<String>,
     pub admission_review_versions: Vec<String>,
     pub timeout_seconds: Option<i32>,
     pub match_policy: Option<String>,
@@ -41,7 +41,23 @@ pub struct Webhook {
     pub object_selector: Option<Selector>,
 }
 
-const KEYS: &str = "mutating, validating, path, name, failure_policy, side_effects, operations, admission_review_versions, timeout_seconds, match_policy, reinvocation_policy, namespace_selector, object_selector";
+impl Default for Settings {
+    /// The fields a `webhook(...)` does not write: a webhook that fails or times out fails the
+    /// request (`Fail`), it has no side effects (`None`), and it reads `admission.k8s.io/v1`
+    /// AdmissionReviews; the others are left to the API server's defaults.
+    fn default() -> Self {
+        Settings {
+            failure_policy: "Fail".into(),
+            side_effects: "None".into(),
+            admission_review_versions: vec!["v1".into()],
+            timeout_seconds: None,
+            match_policy: None,
+            reinvocation_policy: None,
+            namespace_selector: None,
+            object_selector: None,
+        }
+    }
+}
 
 /// Checks that `value` is one of `allowed`, naming `key` in the error.
 fn one_of(lit: &LitStr, key: &str, allowed: &[&str]) -> syn::Result<String> {
@@ -61,21 +77,8 @@ fn string(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
 pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
     let span = meta.path.get_ident().map(Ident::span).unwrap_or_else(Span::call_site);
     let mut kind: Option<(bool, Span)> = None;
-    let mut w = RawWebhook {
-        span,
-        mutating: false,
-        path: None,
-        name: None,
-        failure_policy: "Fail".into(),
-        side_effects: "None".into(),
-        operations: None,
-        admission_review_versions: vec!["v1".into()],
-        timeout_seconds: None,
-        match_policy: None,
-        reinvocation_policy: None,
-        namespace_selector: None,
-        object_selector: None,
-    };
+    let mut w =
+        RawWebhook { span, mutating: false, path: None, name: None, operations: None, settings: Settings::default() };
     let mut reinvocation_span = None;
     meta.parse_nested_meta(|inner| {
         let key = inner.path.get_ident().map(ToString::to_string).unwrap_or_default();
@@ -94,7 +97,7 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
                     return Err(syn::Error::new(lit.span(), "webhook path must start with '/'"));
                 }
                 // The API server requires every segment of a webhook path to be a DNS-1123 subdomain.
-                if path != "/" && !path[1..].split('/').all(names::is_dns_subdomain) {
+                if path != "/" && !path[1..].split('/').all(rop_names::is_dns1123_subdomain) {
                     return Err(syn::Error::new(
                         lit.span(),
                         format!("webhook path \"{path}\": each segment must be lower-case letters, digits, '-' and '.', e.g. \"/mutate-memcached\""),
@@ -104,15 +107,13 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
             }
             "name" => {
                 let lit = string(&inner)?;
-                if let Some(reason) = fully_qualified(&lit.value()) {
-                    return Err(syn::Error::new(lit.span(), format!("webhook name \"{}\" {reason}", lit.value())));
-                }
+                names::check(&lit, "webhook name", names::check_webhook_name)?;
                 w.name = Some(lit.value());
             }
-            "failure_policy" => w.failure_policy = one_of(&string(&inner)?, "failure_policy", &["Fail", "Ignore"])?,
+            "failure_policy" => w.settings.failure_policy = one_of(&string(&inner)?, "failure_policy", &["Fail", "Ignore"])?,
             "side_effects" => {
                 // admissionregistration.k8s.io/v1 allows only these two.
-                w.side_effects = one_of(&string(&inner)?, "side_effects", &["None", "NoneOnDryRun"])?;
+                w.settings.side_effects = one_of(&string(&inner)?, "side_effects", &["None", "NoneOnDryRun"])?;
             }
             "operations" => {
                 let (values, lit_span) = list(&inner)?;
@@ -137,7 +138,7 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
                         "admission_review_versions lists \"v1\" and/or \"v1beta1\", at least one",
                     ));
                 }
-                w.admission_review_versions = values;
+                w.settings.admission_review_versions = values;
             }
             "timeout_seconds" => {
                 let lit = inner.value()?.parse::<LitInt>()?;
@@ -145,18 +146,21 @@ pub fn parse(meta: &ParseNestedMeta) -> syn::Result<RawWebhook> {
                 if !(1..=30).contains(&seconds) {
                     return Err(syn::Error::new(lit.span(), "timeout_seconds must be between 1 and 30"));
                 }
-                w.timeout_seconds = Some(seconds);
+                w.settings.timeout_seconds = Some(seconds);
             }
             "match_policy" => {
-                w.match_policy = Some(one_of(&string(&inner)?, "match_policy", &["Exact", "Equivalent"])?);
+                w.settings.match_policy = Some(one_of(&string(&inner)?, "match_policy", &["Exact", "Equivalent"])?);
             }
             "reinvocation_policy" => {
                 reinvocation_span = Some(key_span);
-                w.reinvocation_policy = Some(one_of(&string(&inner)?, "reinvocation_policy", &["Never", "IfNeeded"])?);
+                w.settings.reinvocation_policy = Some(one_of(&string(&inner)?, "reinvocation_policy", &["Never", "IfNeeded"])?);
             }
-            "namespace_selector" => w.namespace_selector = Some(selector::parse(&string(&inner)?)?),
-            "object_selector" => w.object_selector = Some(selector::parse(&string(&inner)?)?),
-            _ => return Err(inner.error(format!("unknown key `{key}` in webhook(...): {}", crate::suggest::expected(&key, KEYS)))),
+            "namespace_selector" => w.settings.namespace_selector = Some(selector::parse(&string(&inner)?)?),
+            "object_selector" => w.settings.object_selector = Some(selector::parse(&string(&inner)?)?),
+            _ => {
+                let expected = suggest::expected(&key, Family::Webhook);
+                return Err(inner.error(format!("unknown key `{key}` in webhook(...): {expected}")));
+            }
         }
         Ok(())
     })?;
@@ -182,16 +186,21 @@ fn list(meta: &ParseNestedMeta) -> syn::Result<(Vec<String>, Span)> {
     Ok((items.iter().map(LitStr::value).collect(), span))
 }
 
-/// Why `name` is not a fully qualified name (a DNS-1123 subdomain of at least three labels, as
-/// the API server requires of webhook names), or `None`.
-fn fully_qualified(name: &str) -> Option<&'static str> {
-    if !names::is_dns_subdomain(name) {
-        Some("is not a DNS subdomain: lower-case letters, digits, '-' and '.'")
-    } else if name.split('.').count() < 3 {
-        Some("needs at least three dot-separated parts, e.g. \"mmemcached-v1.cache.example.com\"")
-    } else {
-        None
+/// Checks that `parsed` is not a second webhook of its kind (mutating or validating) beside
+/// `existing`: a kind version has at most one of each, whose default path and name say which
+/// it is.
+///
+/// # Errors
+/// `existing` has a webhook of the same kind; the error points at `parsed`.
+pub fn check_unique(existing: &[RawWebhook], parsed: &RawWebhook) -> syn::Result<()> {
+    if existing.iter().any(|w| w.mutating == parsed.mutating) {
+        let which = if parsed.mutating { "mutating" } else { "validating" };
+        return Err(syn::Error::new(
+            parsed.span,
+            format!("a kind version has at most one {which} webhook: merge the two webhook({which}, ...)"),
+        ));
     }
+    Ok(())
 }
 
 impl RawWebhook {
@@ -205,15 +214,8 @@ impl RawWebhook {
             mutating: self.mutating,
             path: self.path.unwrap_or_else(|| format!("/{verb}-{}-{version}-{lower}", group.replace('.', "-"))),
             name: self.name.unwrap_or_else(|| format!("{letter}{lower}-{version}.{group}")),
-            failure_policy: self.failure_policy,
-            side_effects: self.side_effects,
             operations: self.operations.unwrap_or_else(|| vec!["CREATE".into(), "UPDATE".into()]),
-            admission_review_versions: self.admission_review_versions,
-            timeout_seconds: self.timeout_seconds,
-            match_policy: self.match_policy,
-            reinvocation_policy: self.reinvocation_policy,
-            namespace_selector: self.namespace_selector,
-            object_selector: self.object_selector,
+            settings: self.settings,
         }
     }
 }
