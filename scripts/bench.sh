@@ -86,6 +86,10 @@ if [ -n "${BENCH_REV:-}" ]; then
     crates="cli macros runtime templates testenv testdata"
     if git -C "$repo" cat-file -e "$BENCH_REV:names" 2>/dev/null; then crates="$crates names"; fi
     if git -C "$repo" cat-file -e "$BENCH_REV:bench" 2>/dev/null; then crates="$crates bench"; fi
+    # core/ and verify/ since rop was split by audience.
+    for c in core verify; do
+      if git -C "$repo" cat-file -e "$BENCH_REV:$c" 2>/dev/null; then crates="$crates $c"; fi
+    done
     # shellcheck disable=SC2086
     git -C "$repo" archive "$BENCH_REV" Cargo.toml Cargo.lock $crates scripts/install-testenv.sh | tar -x -C "$rev_dir.tmp"
     mv "$rev_dir.tmp" "$rev_dir"
@@ -94,10 +98,10 @@ if [ -n "${BENCH_REV:-}" ]; then
   echo "source: git revision $BENCH_REV ($(git -C "$repo" rev-parse --short "$BENCH_REV"))" | tee -a "$OUT/machine.txt" >&2
 else
   rm -rf "$snap" && mkdir -p "$snap"
-  cp -a "$repo/Cargo.toml" "$repo/Cargo.lock" "$repo/bench" "$repo/cli" "$repo/macros" "$repo/names" "$repo/runtime" "$repo/templates" "$repo/testenv" "$repo/testdata" "$snap/"
+  cp -a "$repo/Cargo.toml" "$repo/Cargo.lock" "$repo/bench" "$repo/cli" "$repo/core" "$repo/macros" "$repo/names" "$repo/runtime" "$repo/templates" "$repo/testenv" "$repo/testdata" "$repo/verify" "$snap/"
   # `scripts/install-testenv.sh` is compiled into `rop testenv install`.
   mkdir -p "$snap/scripts" && cp -a "$repo/scripts/install-testenv.sh" "$snap/scripts/"
-  echo "source: the working tree$(git -C "$repo" diff --quiet HEAD -- bench cli macros names runtime templates testenv 2>/dev/null || echo ', with uncommitted changes')" | tee -a "$OUT/machine.txt" >&2
+  echo "source: the working tree$(git -C "$repo" diff --quiet HEAD -- bench cli core macros names runtime templates testenv verify 2>/dev/null || echo ', with uncommitted changes')" | tee -a "$OUT/machine.txt" >&2
 fi
 if [ -n "${ROP_BIN:-}" ]; then
   rop="$ROP_BIN"

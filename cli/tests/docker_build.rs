@@ -42,7 +42,7 @@ fn the_manager_builds_from_the_staged_build_context_alone() {
     let tmp = tempfile::tempdir().unwrap();
     let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let crates = tmp.path().join("rop-src");
-    for crate_dir in ["runtime", "macros", "names", "testenv"] {
+    for crate_dir in ["runtime", "core", "macros", "names", "testenv"] {
         copy_tree(&repository.join(crate_dir), &crates.join(crate_dir));
     }
     let project = tmp.path().join("op");
@@ -60,7 +60,7 @@ fn the_manager_builds_from_the_staged_build_context_alone() {
         format!("docker-context: rop's crates from {} staged in .rop-crates/\n", crates.display())
     );
     let staged_crates = PathBuf::from(format!("{}/.rop-crates{}", project.display(), crates.display()));
-    assert_eq!(listing(&staged_crates), ["macros", "names", "runtime", "testenv"]);
+    assert_eq!(listing(&staged_crates), ["core", "macros", "names", "runtime", "testenv"]);
     // A ROP_CRATES that cannot be staged is refused before the staged copy goes.
     for (crates, error) in [
         ("../rop-src", "docker-context: ROP_CRATES=../rop-src is not an absolute path: give the folder holding rop's runtime/ as Cargo.toml names it, from /\n".to_string()),
@@ -69,7 +69,7 @@ fn the_manager_builds_from_the_staged_build_context_alone() {
         let out = Command::new("make").args(["docker-context", &format!("ROP_CRATES={crates}")]).current_dir(&project).output().unwrap();
         assert!(!out.status.success(), "{crates}");
         assert!(String::from_utf8_lossy(&out.stderr).starts_with(&error), "{}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(listing(&staged_crates), ["macros", "names", "runtime", "testenv"]);
+        assert_eq!(listing(&staged_crates), ["core", "macros", "names", "runtime", "testenv"]);
     }
 
     // The build stage: WORKDIR /workspace and the COPY lines, as the Dockerfile has them.

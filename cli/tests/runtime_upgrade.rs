@@ -53,7 +53,7 @@ fn a_runtime_change_reaches_a_project_by_rebuilding() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("upgrade-operator");
     let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for krate in ["runtime", "macros", "names", "testenv"] {
+    for krate in ["runtime", "core", "macros", "names", "testenv"] {
         copy_dir(&checkout.join(krate), &dir.join("vendor").join(krate));
     }
     rop_ok(&dir, &["init", "--domain", "example.com", "--rop-path", "vendor/runtime"]);

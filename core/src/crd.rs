@@ -85,9 +85,23 @@ fn cap_descriptions(node: &mut Value, max: usize) {
     }
 }
 
-/// Annotation that carries `#[rop(skip_version)]` from a version's CRD to [`merge`], which
-/// drops the version and the annotation.
-pub const SKIP_VERSION_ANNOTATION: &str = "rop.dev/skip-version";
+/// One version's single-version CRD on its way to [`merge`], and whether
+/// `#[rop(skip_version)]` (controller-gen's `+kubebuilder:skipversion`) leaves it out of the
+/// merged CRD.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VersionCrd {
+    /// The version's CRD ([`for_definition`]).
+    pub crd: CustomResourceDefinition,
+    /// Left out of the merged CRD.
+    pub skip: bool,
+}
+
+impl From<CustomResourceDefinition> for VersionCrd {
+    /// A version that is not skipped.
+    fn from(crd: CustomResourceDefinition) -> Self {
+        VersionCrd { crd, skip: false }
+    }
+}
 
 /// `spec` and `status` sit directly under the root, where `nullable` has no use.
 fn without_nullable(mut schema: Value) -> Value {
@@ -108,10 +122,7 @@ pub fn for_definition(def: &KindDefinition, root: Value) -> CustomResourceDefini
     let pairs = |list: &[(&str, &str)]| {
         (!list.is_empty()).then(|| list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>())
     };
-    let mut annotations = pairs(def.annotations);
-    if def.skip_version {
-        annotations.get_or_insert_with(BTreeMap::new).insert(SKIP_VERSION_ANNOTATION.into(), def.version.into());
-    }
+    let annotations = pairs(def.annotations);
     CustomResourceDefinition {
         metadata: ObjectMeta {
             name: Some(def.crd_name()),
@@ -221,21 +232,24 @@ impl MergeError {
 /// does the same); otherwise exactly one version must be the storage version, and at least one
 /// must be served (apiextensions validation: "must have exactly one version marked as storage
 /// version", "must serve at least one version").
-pub fn merge(crds: Vec<CustomResourceDefinition>) -> Result<Vec<CustomResourceDefinition>, MergeError> {
-    let mut by_name: BTreeMap<String, Vec<CustomResourceDefinition>> = BTreeMap::new();
-    for crd in crds {
-        by_name.entry(crd.metadata.name.clone().unwrap_or_default()).or_default().push(crd);
+///
+/// Versions whose [`VersionCrd::skip`] is set are left out; a kind must keep one.
+pub fn merge<P: Into<VersionCrd>>(
+    parts: impl IntoIterator<Item = P>,
+) -> Result<Vec<CustomResourceDefinition>, MergeError> {
+    let mut by_name: BTreeMap<String, Vec<VersionCrd>> = BTreeMap::new();
+    for part in parts {
+        let part = part.into();
+        by_name.entry(part.crd.metadata.name.clone().unwrap_or_default()).or_default().push(part);
     }
     by_name.into_values().map(merge_one).collect()
 }
 
-fn merge_one(mut parts: Vec<CustomResourceDefinition>) -> Result<CustomResourceDefinition, MergeError> {
-    let all_versions = parts.iter().flat_map(|p| p.spec.versions.iter().map(|v| v.name.clone())).collect::<Vec<_>>();
-    let skipped = |part: &CustomResourceDefinition| {
-        part.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(SKIP_VERSION_ANNOTATION))
-    };
-    if parts.iter().all(skipped) {
-        let first = &parts[0];
+fn merge_one(parts: Vec<VersionCrd>) -> Result<CustomResourceDefinition, MergeError> {
+    let all_versions =
+        parts.iter().flat_map(|p| p.crd.spec.versions.iter().map(|v| v.name.clone())).collect::<Vec<_>>();
+    if parts.iter().all(|p| p.skip) {
+        let first = &parts[0].crd;
         return Err(MergeError::AllVersionsSkipped {
             crd_name: first.metadata.name.clone().unwrap_or_default(),
             group: first.spec.group.clone(),
@@ -243,8 +257,8 @@ fn merge_one(mut parts: Vec<CustomResourceDefinition>) -> Result<CustomResourceD
             versions: all_versions.join(", "),
         });
     }
-    parts.retain(|p| !skipped(p));
-    let mut merged = parts.remove(0);
+    let mut parts = parts.into_iter().filter(|p| !p.skip).map(|p| p.crd);
+    let mut merged = parts.next().expect("one version is not skipped");
     let crd_name = merged.metadata.name.clone().unwrap_or_default();
     for part in parts {
         if !union_into(&mut merged.metadata.labels, &part.metadata.labels) {
@@ -310,11 +324,5 @@ fn union_into(into: &mut Option<BTreeMap<String, String>>, more: &Option<BTreeMa
 /// one version is the storage version whatever `#[rop(storage)]` says, as in [`merge`].
 pub fn single_version(mut crd: CustomResourceDefinition) -> CustomResourceDefinition {
     crd.spec.versions[0].storage = true;
-    if let Some(annotations) = &mut crd.metadata.annotations {
-        annotations.remove(SKIP_VERSION_ANNOTATION);
-        if annotations.is_empty() {
-            crd.metadata.annotations = None;
-        }
-    }
     crd
 }

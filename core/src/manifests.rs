@@ -24,7 +24,8 @@ use crate::yaml;
 pub const WEBHOOK_MANIFESTS: &str = "config/webhook/manifests.yaml";
 
 /// Version of the [`Bundle`] format; `rop generate` refuses a bundle of another version.
-pub const BUNDLE_FORMAT: u32 = 1;
+/// Format 2 carries `skip_version` as a field of [`KindManifest`].
+pub const BUNDLE_FORMAT: u32 = 2;
 
 /// The role name of the generated `ClusterRole`, as kubebuilder's `rbac:roleName=manager-role`.
 pub const MANAGER_ROLE: &str = "manager-role";
@@ -36,6 +37,9 @@ pub struct KindManifest {
     pub rust_type: String,
     /// This version's single-version CRD.
     pub crd: CustomResourceDefinition,
+    /// `#[rop(skip_version)]`: the version is left out of the merged CRD.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_version: bool,
     /// The RBAC rules the kind's controller needs.
     pub rules: Vec<Rule>,
     /// This version's defaulting webhook, if any (`#[rop(webhook(mutating, ...))]`).
@@ -75,14 +79,14 @@ pub struct Bundle {
 pub struct Kind {
     rust_type: &'static str,
     /// The CRD of a custom kind; `None` for a built-in one.
-    crd: Option<fn() -> CustomResourceDefinition>,
+    crd: Option<fn() -> crd::VersionCrd>,
     rules: fn() -> Vec<Rule>,
     target: AdmissionTarget,
 }
 
 /// Lists root type `K` in the generator; `rust_type` names it in messages.
 pub fn kind<K: CustomResource + WebhookTarget>(rust_type: &'static str) -> Kind {
-    Kind { rust_type, crd: Some(K::custom_resource_definition), rules: K::rbac_rules, target: K::TARGET }
+    Kind { rust_type, crd: Some(K::version_crd), rules: K::rbac_rules, target: K::TARGET }
 }
 
 /// Lists built-in kind `B` (a `#[derive(rop::BuiltinKind)]` marker type) in the generator:
@@ -97,13 +101,17 @@ pub fn bundle(kinds: &[Kind]) -> Bundle {
     for k in kinds {
         let (mutating_webhooks, validating_webhooks) = webhook_configuration::for_kind(&k.target);
         match k.crd {
-            Some(crd) => bundle.kinds.push(KindManifest {
-                rust_type: k.rust_type.into(),
-                crd: crd(),
-                rules: (k.rules)(),
-                mutating_webhooks,
-                validating_webhooks,
-            }),
+            Some(crd) => {
+                let crd::VersionCrd { crd, skip } = crd();
+                bundle.kinds.push(KindManifest {
+                    rust_type: k.rust_type.into(),
+                    crd,
+                    skip_version: skip,
+                    rules: (k.rules)(),
+                    mutating_webhooks,
+                    validating_webhooks,
+                });
+            }
             None => bundle.builtin.push(BuiltinManifest {
                 rust_type: k.rust_type.into(),
                 rules: (k.rules)(),
@@ -160,7 +168,7 @@ pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputF
     if bundle.format != BUNDLE_FORMAT {
         return Err(AssembleError::Format { found: bundle.format });
     }
-    let crds = crd::merge(bundle.kinds.iter().map(|k| k.crd.clone()).collect())?;
+    let crds = crd::merge(bundle.kinds.iter().map(|k| crd::VersionCrd { crd: k.crd.clone(), skip: k.skip_version }))?;
     let mut files = BTreeMap::new();
     for crd in &crds {
         let path = format!("config/crd/bases/{}_{}.yaml", crd.spec.group, crd.spec.names.plural);

@@ -44,6 +44,11 @@ pub trait CustomResource {
         crd::for_definition(&Self::DEFINITION, root)
     }
 
+    /// This version's CRD with its `#[rop(skip_version)]`, as [`crd::merge`] takes it.
+    fn version_crd() -> crd::VersionCrd {
+        crd::VersionCrd { crd: Self::custom_resource_definition(), skip: Self::DEFINITION.skip_version }
+    }
+
     /// The `x-kubernetes-validations` rules on the root of the schema (`root_validation(...)`
     /// in `#[rop(...)]`, controller-gen's `+kubebuilder:validation:XValidation` on the kind's
     /// type), where `self` is the whole object: `self.metadata.name`, `self.spec`,

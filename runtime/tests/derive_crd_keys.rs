@@ -85,8 +85,7 @@ fn descriptions_are_capped_at_a_word_boundary() {
 #[test]
 fn a_skipped_version_leaves_the_merged_crd() {
     // v2's label differs from v1's, but v2 is skipped before labels are merged.
-    let merged =
-        merge(vec![v1::Widget::custom_resource_definition(), v2::Widget::custom_resource_definition()]).unwrap();
+    let merged = merge(vec![v1::Widget::version_crd(), v2::Widget::version_crd()]).unwrap();
     let names: Vec<&str> = merged[0].spec.versions.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["v1"]);
     assert_eq!(merged[0].metadata.annotations.as_ref().unwrap().len(), 1);
@@ -97,7 +96,7 @@ fn a_skipped_version_leaves_the_merged_crd() {
 
 #[test]
 fn skipping_every_version_is_an_error() {
-    let err = merge(vec![v2::Widget::custom_resource_definition()]).unwrap_err();
+    let err = merge(vec![v2::Widget::version_crd()]).unwrap_err();
     assert_eq!(
         err.to_string(),
         "kind Widget.example.com has #[rop(skip_version)] on every version (v2): keep at least one version"

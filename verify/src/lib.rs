@@ -35,7 +35,8 @@
 //!           spec: {type: object, properties: {size: {}}}
 //! "#).unwrap();
 //! let findings = rop_verify::verify_crd(&crd);
-//! assert_eq!(findings[0].rule, "structural.missing-type");
+//! assert_eq!(findings[0].rule, rop_verify::Rule::StructuralMissingType);
+//! assert_eq!(findings[0].rule.id(), "structural.missing-type");
 //! assert_eq!(findings[0].path, "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type");
 //! ```
 //!
@@ -55,4 +56,4 @@ pub mod samples;
 pub use crd::{verify_crd, verify_yaml};
 pub use documents::{VerifyError, is_crd, yaml_documents};
 pub use report::{Finding, Unbounded};
-pub use rules::{RULES, RuleInfo, Severity};
+pub use rules::{RULES, Rule, RuleInfo, SAMPLE_RULES, Severity};

@@ -4,18 +4,22 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::rules::{RULES, Severity};
+use crate::rules::{Rule, Severity};
 
 /// One problem found in a CRD.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Finding {
     /// Error (the server rejects it) or warning (accepted, but probably wrong).
     pub severity: Severity,
-    /// A short stable rule id such as `structural.missing-type`; see [`RULES`].
-    pub rule: &'static str,
+    /// The rule; its id (`structural.missing-type`) is what findings print. See
+    /// [`crate::RULES`].
+    pub rule: Rule,
     /// Where, in the API server's path notation, e.g.
     /// `spec.versions[0].schema.openAPIV3Schema.properties[spec].type`.
     pub path: String,
+    /// The index of the version in `spec.versions` the finding is about (its path starts with
+    /// `spec.versions[i]`); `None` for the CRD as a whole and for custom objects.
+    pub version: Option<usize>,
     /// What is wrong, close to the API server's own message.
     pub message: String,
     /// How to fix it.
@@ -57,63 +61,61 @@ pub(crate) struct Report {
 }
 
 impl Report {
-    /// Records an error: the API server rejects the CRD.
-    pub(crate) fn error(&mut self, rule: &'static str, path: impl Into<String>, message: impl Into<String>, fix: &str) {
-        self.push(Severity::Error, rule, path.into(), message.into(), fix);
+    /// Records a finding of `rule`, with the rule's severity.
+    pub(crate) fn add(&mut self, rule: Rule, path: impl Into<String>, message: impl Into<String>, fix: &str) {
+        self.push(rule.severity(), rule, path.into(), message.into(), fix);
     }
 
-    /// Records a warning: accepted by the API server, but probably not what was meant.
-    pub(crate) fn warning(
+    /// Records a finding of `rule` with another severity than the rule's: `size.etcd` warns
+    /// below etcd's limit.
+    pub(crate) fn add_with(
         &mut self,
-        rule: &'static str,
+        severity: Severity,
+        rule: Rule,
         path: impl Into<String>,
         message: impl Into<String>,
         fix: &str,
     ) {
-        self.push(Severity::Warning, rule, path.into(), message.into(), fix);
+        self.push(severity, rule, path.into(), message.into(), fix);
     }
 
     /// Records a CEL cost finding with the unbounded nodes its estimate depends on.
     pub(crate) fn cost(
         &mut self,
-        severity: Severity,
-        rule: &'static str,
+        rule: Rule,
         path: impl Into<String>,
         message: impl Into<String>,
         fix: &str,
         unbounded: Vec<Unbounded>,
     ) {
-        self.push(severity, rule, path.into(), message.into(), fix);
+        self.push(rule.severity(), rule, path.into(), message.into(), fix);
         if let Some(last) = self.findings.last_mut() {
             last.unbounded = unbounded;
         }
     }
 
-    fn push(&mut self, severity: Severity, rule: &'static str, path: String, message: String, fix: &str) {
-        // `sample.*` rules belong to `samples`, which reports through this type too.
-        debug_assert!(
-            rule.starts_with("sample.") || RULES.iter().any(|r| r.id == rule),
-            "rule {rule} missing from RULES"
-        );
-        self.findings.push(Finding { severity, rule, path, message, fix: fix.to_string(), unbounded: Vec::new() });
+    fn push(&mut self, severity: Severity, rule: Rule, path: String, message: String, fix: &str) {
+        let finding =
+            Finding { severity, rule, path, version: None, message, fix: fix.to_string(), unbounded: Vec::new() };
+        self.findings.push(finding);
     }
 
     /// Whether an error other than a CEL compile or cost error was reported at `path` or below:
     /// the API server then does not compile the rules at `path`.
     pub(crate) fn has_schema_error_under(&self, path: &str) -> bool {
-        const CEL: &[&str] = &[
-            "cel.syntax",
-            "cel.type",
-            "cel.undefined-field",
-            "cel.return-type",
-            "cel.transition-rule",
-            "cel.optional-old-self",
-            "cel.cost",
-            "cel.cost-total",
+        const CEL: &[Rule] = &[
+            Rule::CelSyntax,
+            Rule::CelType,
+            Rule::CelUndefinedField,
+            Rule::CelReturnType,
+            Rule::CelTransitionRule,
+            Rule::CelOptionalOldSelf,
+            Rule::CelCost,
+            Rule::CelCostTotal,
         ];
         // A blank messageExpression is a schema error; its compile errors are not.
         let compile_error = |f: &Finding| {
-            CEL.contains(&f.rule) || (f.rule == "cel.message-expression" && !f.message.starts_with("Required value"))
+            CEL.contains(&f.rule) || (f.rule == Rule::CelMessageExpression && !f.message.starts_with("Required value"))
         };
         self.findings.iter().any(|f| {
             f.is_error()
@@ -142,8 +144,8 @@ pub(crate) fn unknown_keys(obj: &Map<String, Value>, known: &[&str], path: &str,
     for key in obj.keys() {
         if !known.contains(&key.as_str()) {
             let full = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-            report.error(
-                "document.unknown-field",
+            report.add(
+                Rule::DocumentUnknownField,
                 full.clone(),
                 format!("strict decoding error: unknown field {full:?}"),
                 "remove the field or fix its spelling",

@@ -30,7 +30,7 @@ fn crd() -> Value {
 
 /// The findings of `object` as (severity, rule, path, message).
 fn findings(crd: &Value, object: &Value) -> Vec<(Severity, &'static str, String, String)> {
-    validate_object(crd, object).into_iter().map(|f| (f.severity, f.rule, f.path, f.message)).collect()
+    validate_object(crd, object).into_iter().map(|f| (f.severity, f.rule.id(), f.path, f.message)).collect()
 }
 
 fn expect(case: &str, expected: &[(Severity, &str, &str, &str)]) {
@@ -373,7 +373,7 @@ fn yaml_stream_matches_documents_to_crds() {
     stream.push_str("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Not_Checked}\n---\n");
     stream.push_str("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n");
     let got: Vec<(usize, &str, String)> =
-        validate_yaml(&[crd()], &stream).unwrap().into_iter().map(|(i, f)| (i, f.rule, f.path)).collect();
+        validate_yaml(&[crd()], &stream).unwrap().into_iter().map(|(i, f)| (i, f.rule.id(), f.path)).collect();
     assert_eq!(
         got,
         vec![(1, "sample.schema", "spec.size".to_string()), (3, "sample.version", "apiVersion".to_string())],

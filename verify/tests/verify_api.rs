@@ -1,6 +1,6 @@
 //! The public API of `rop_verify`: documents, ordering, formatting.
 
-use rop_verify::{Finding, RULES, Severity, is_crd, verify_crd, verify_yaml, yaml_documents};
+use rop_verify::{Finding, RULES, Rule, Severity, is_crd, verify_crd, verify_yaml, yaml_documents};
 use serde_json::json;
 
 const GOOD: &str = "apiVersion: apiextensions.k8s.io/v1
@@ -35,8 +35,9 @@ fn multi_document_streams_skip_other_kinds_and_keep_indexes() {
             3,
             Finding {
                 severity: Severity::Error,
-                rule: "structural.missing-type",
+                rule: Rule::StructuralMissingType,
                 path: "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type".into(),
+                version: Some(0),
                 message: "Required value: must not be empty for specified object fields".into(),
                 fix: "set type (object, array, string, integer, number or boolean), or x-kubernetes-preserve-unknown-fields: true for free-form data".into(),
                 unbounded: Vec::new(),
@@ -60,7 +61,7 @@ fn display_is_one_line() {
 fn not_an_object() {
     let findings = verify_crd(&json!(["a"]));
     assert_eq!(
-        findings.iter().map(|f| (f.rule, f.path.as_str())).collect::<Vec<_>>(),
+        findings.iter().map(|f| (f.rule.id(), f.path.as_str())).collect::<Vec<_>>(),
         vec![("document.not-object", "(document)")]
     );
 }
@@ -95,7 +96,7 @@ fn size_warning_between_one_and_one_and_a_half_mib() {
     let mut crd: serde_json::Value = serde_yaml::from_str(GOOD).unwrap();
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["description"] = json!("x".repeat(1_100_000));
     let findings = verify_crd(&crd);
-    let got: Vec<_> = findings.iter().map(|f| (f.severity, f.rule)).collect();
+    let got: Vec<_> = findings.iter().map(|f| (f.severity, f.rule.id())).collect();
     assert_eq!(got, vec![(Severity::Warning, "size.etcd"), (Severity::Warning, "size.last-applied")]);
 }
 

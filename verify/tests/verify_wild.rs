@@ -58,7 +58,7 @@ fn cel_rules_in_the_wild_parse() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.matches("- message:").count() + text.matches("- rule:").count() > 20);
     let findings = verify_yaml(&text).unwrap();
-    assert!(findings.iter().all(|(_, f)| !f.rule.starts_with("cel.")), "{findings:?}");
+    assert!(findings.iter().all(|(_, f)| !f.rule.id().starts_with("cel.")), "{findings:?}");
 }
 
 #[test]
@@ -72,7 +72,7 @@ fn cel_warnings_in_the_wild() {
     for file in files.iter().filter(|p| p.extension().is_some_and(|x| x == "yaml")) {
         let text = std::fs::read_to_string(file).unwrap();
         for (_, f) in verify_yaml(&text).unwrap() {
-            if f.severity == Severity::Warning && (f.rule.starts_with("cel.") || f.rule == "lint.cel-cost") {
+            if f.severity == Severity::Warning && (f.rule.id().starts_with("cel.") || f.rule == "lint.cel-cost") {
                 warnings.push(format!("{}: {f}", file.file_name().unwrap().to_string_lossy()));
             }
         }

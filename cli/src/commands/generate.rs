@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use rop_verify::Rule;
 
 use crate::project::Project;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
@@ -84,16 +85,11 @@ fn check_crds(
         let crd: serde_json::Value = serde_yaml::from_str(&file.content)?;
         let name = crd["metadata"]["name"].as_str().unwrap_or_default();
         for finding in rop_verify::verify_crd(&crd) {
-            if finding.rule == "conversion.none-schemas-differ" && converted.contains(name) {
+            if finding.rule == Rule::ConversionNoneSchemasDiffer && converted.contains(name) {
                 continue;
             }
-            // `spec.versions[N]...` names the version, and so the Rust type it comes from.
-            let version = finding
-                .path
-                .strip_prefix("spec.versions[")
-                .and_then(|rest| rest.split(']').next())
-                .and_then(|n| n.parse::<usize>().ok())
-                .and_then(|n| crd["spec"]["versions"][n]["name"].as_str());
+            // The version a finding is in names the Rust type it comes from.
+            let version = finding.version.and_then(|n| crd["spec"]["versions"][n]["name"].as_str());
             let rust = version.and_then(|v| rust_type(name, v));
             let source = rust.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
             errors += print_finding(&format!("{}{source}", file.path), &finding);
@@ -321,7 +317,7 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use rop_verify::{Finding, Severity, Unbounded};
+    use rop_verify::{Finding, Rule, Severity, Unbounded};
 
     #[test]
     fn a_version_file_copied_without_its_version_is_named() {
@@ -341,7 +337,7 @@ mod tests {
             })
         };
         let bundle = |kinds: Vec<serde_json::Value>| -> rop::manifests::Bundle {
-            serde_json::from_value(serde_json::json!({"format": 1, "kinds": kinds})).unwrap()
+            serde_json::from_value(serde_json::json!({"format": 2, "kinds": kinds})).unwrap()
         };
         let err = super::check_one_type_per_version(&bundle(vec![kind("v1::Backup", "v1"), kind("v2::Backup", "v1")]));
         assert_eq!(
@@ -359,8 +355,9 @@ mod tests {
         let schema = "spec.versions[0].schema.openAPIV3Schema.properties[spec]";
         let finding = Finding {
             severity: Severity::Error,
-            rule: "cel.cost",
+            rule: Rule::CelCost,
             path: format!("{schema}.x-kubernetes-validations[0].rule"),
+            version: Some(0),
             message: String::new(),
             fix: String::new(),
             unbounded: vec![

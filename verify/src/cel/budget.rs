@@ -6,7 +6,7 @@
 use cel::common::ast::SourceInfo;
 
 use crate::report::{Report, Unbounded};
-use crate::rules::Severity;
+use crate::rules::Rule;
 
 /// The most one rule (its cost times how often it runs) or one messageExpression may cost.
 pub(crate) const RULE_LIMIT: u64 = 10_000_000;
@@ -44,8 +44,7 @@ pub(crate) fn factor(cost: u64, limit: u64) -> String {
 pub(crate) fn check_rule(report: &mut Report, at: &str, cost: u64, what: &str, unbounded: &[Unbounded]) {
     if cost > RULE_LIMIT {
         report.cost(
-            Severity::Error,
-            "cel.cost",
+            Rule::CelCost,
             at,
             format!(
                 "Forbidden: estimated {what} cost exceeds budget by factor of {} {TRY}; estimated cost {cost}, budget {RULE_LIMIT}",
@@ -56,8 +55,7 @@ pub(crate) fn check_rule(report: &mut Report, at: &str, cost: u64, what: &str, u
         );
     } else if cost > RULE_LIMIT / 2 {
         report.cost(
-            Severity::Warning,
-            "lint.cel-cost",
+            Rule::LintCelCost,
             at,
             format!("the estimated {what} cost {cost} uses more than half of the budget of {RULE_LIMIT}"),
             &fix(unbounded),
@@ -90,8 +88,7 @@ impl CostTotal {
         let mut all = Vec::new();
         for (path, _, unbounded) in self.entries.iter().filter(|(_, c, _)| *c >= SCHEMA_LIMIT / 100).take(4) {
             report.cost(
-                Severity::Error,
-                "cel.cost-total",
+                Rule::CelCostTotal,
                 path,
                 "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
                 &fix(unbounded),
@@ -102,8 +99,7 @@ impl CostTotal {
         all.sort();
         all.dedup();
         report.cost(
-            Severity::Error,
-            "cel.cost-total",
+            Rule::CelCostTotal,
             schema_path,
             format!(
                 "Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of {} {TRY}; estimated cost {}, budget {SCHEMA_LIMIT}",

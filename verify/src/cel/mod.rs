@@ -29,6 +29,7 @@ pub(crate) use escape::escape;
 
 use crate::node::is_true;
 use crate::report::{Report, Unbounded, unknown_keys};
+use crate::rules::Rule;
 
 const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
 
@@ -75,16 +76,16 @@ pub(crate) fn check(
         check_reason_and_field_path(report, node, rule, &base);
         // An empty string is the same as no messageExpression; only blanks are refused.
         if rule.get("messageExpression").and_then(Value::as_str).is_some_and(|m| !m.is_empty() && m.trim().is_empty()) {
-            report.error(
-                "cel.message-expression",
+            report.add(
+                Rule::CelMessageExpression,
                 format!("{base}.messageExpression"),
                 "Required value: messageExpression must be non-empty if specified",
                 MESSAGE_EXPRESSION_FIX,
             );
         }
         if text.trim().is_empty() {
-            report.error(
-                "cel.rule-required",
+            report.add(
+                Rule::CelRuleRequired,
                 format!("{base}.rule"),
                 "Required value: rule is not specified",
                 "write a CEL expression that evaluates to a bool, e.g. self.minReplicas <= self.maxReplicas",
@@ -106,8 +107,8 @@ pub(crate) fn check(
         // A rule that does not compile uses no `oldSelf` as far as the server is concerned.
         let report_optional_old_self = |report: &mut Report| {
             if let Some(value) = optional_old_self {
-                report.error(
-                    "cel.optional-old-self",
+                report.add(
+                    Rule::CelOptionalOldSelf,
                     format!("{base}.optionalOldSelf"),
                     format!("Invalid value: {value}: may not be set if oldSelf is not used in rule"),
                     "remove optionalOldSelf, or use oldSelf in the rule",
@@ -117,8 +118,8 @@ pub(crate) fn check(
         let (parsed, source) = match parse(text) {
             Ok(parsed) => parsed,
             Err(err) => {
-                report.error(
-                    "cel.syntax",
+                report.add(
+                    Rule::CelSyntax,
                     format!("{base}.rule"),
                     format!("Invalid value: {text:?}: compilation failed: {err}"),
                     "fix the CEL syntax (https://kubernetes.io/docs/reference/using-api/cel/)",
@@ -128,8 +129,8 @@ pub(crate) fn check(
             }
         };
         let Some(decl) = &decl else {
-            report.error(
-                "cel.type",
+            report.add(
+                Rule::CelType,
                 format!("{path}.x-kubernetes-validations"),
                 "Internal error: internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
                 "give the node a type (a rule cannot see a node that only has x-kubernetes-preserve-unknown-fields), or move the rule to its parent",
@@ -165,8 +166,8 @@ pub(crate) fn check(
 
         let uses_old_self = parsed.references().has_variable("oldSelf");
         if let (true, Some(list)) = (uses_old_self, n.uncorrelatable) {
-            report.error(
-                "cel.transition-rule",
+            report.add(
+                Rule::CelTransitionRule,
                 format!("{base}.rule"),
                 format!("Invalid value: {text:?}: oldSelf cannot be used on the uncorrelatable portion of the schema within {list}"),
                 "put the rule on the list itself, or make the list x-kubernetes-list-type: map so items can be paired",
@@ -178,8 +179,8 @@ pub(crate) fn check(
         if let Some(expr) = message_expression.filter(|m| !m.trim().is_empty()) {
             let at = format!("{base}.messageExpression");
             match parse(expr) {
-                Err(err) => report.error(
-                    "cel.message-expression",
+                Err(err) => report.add(
+                    Rule::CelMessageExpression,
                     &at,
                     format!("Invalid value: {expr:?}: messageExpression compilation failed: {err}"),
                     MESSAGE_EXPRESSION_FIX,
@@ -249,26 +250,26 @@ fn compile(
         Expected::MessageExpression => (
             format!("{base}.messageExpression"),
             "messageExpression compilation failed",
-            Some("cel.message-expression"),
+            Some(Rule::CelMessageExpression),
         ),
     };
     if !checked.errors.is_empty() {
         let undefined_only = checked.errors.iter().all(|(_, m)| m.starts_with("undefined field"));
-        let rule = rule_id.unwrap_or(if undefined_only { "cel.undefined-field" } else { "cel.type" });
+        let rule = rule_id.unwrap_or(if undefined_only { Rule::CelUndefinedField } else { Rule::CelType });
         let fix = if undefined_only {
             "refer only to declared properties; CEL escapes '-', '.', '/' and '__' in names (self.foo__dash__bar)"
         } else {
             "fix the expression's types (https://kubernetes.io/docs/reference/using-api/cel/)"
         };
         let issues = budget::format_issues(&checked.errors, source, text);
-        report.error(rule, at, format!("Invalid value: {text:?}: {prefix}: {issues}"), fix);
+        report.add(rule, at, format!("Invalid value: {text:?}: {prefix}: {issues}"), fix);
         return Compiled::Failed;
     }
     let result = checked.types.get(&parsed.id).cloned().unwrap_or(types::Type::Dyn);
     match expected {
         Expected::Rule if result != types::Type::Bool => {
-            report.error(
-                "cel.return-type",
+            report.add(
+                Rule::CelReturnType,
                 at,
                 format!("Invalid value: {text:?}: cel expression must evaluate to a bool (it is {result})"),
                 "compare the value, e.g. self.replicas <= 10",
@@ -276,8 +277,8 @@ fn compile(
             return Compiled::Failed;
         }
         Expected::MessageExpression if result != types::Type::String => {
-            report.error(
-                "cel.message-expression",
+            report.add(
+                Rule::CelMessageExpression,
                 at,
                 format!("Invalid value: {text:?}: messageExpression must evaluate to a string"),
                 MESSAGE_EXPRESSION_FIX,
@@ -288,8 +289,8 @@ fn compile(
     }
     if let Some(message) = instantiation.first() {
         let what = if expected == Expected::Rule { "program" } else { "messageExpression" };
-        report.error(
-            rule_id.unwrap_or("cel.type"),
+        report.add(
+            rule_id.unwrap_or(Rule::CelType),
             at,
             format!("Invalid value: {text:?}: {what} instantiation failed: {message}"),
             "fix the regular expression (Go's RE2 syntax), or use a type the CRD environment has",
@@ -428,12 +429,12 @@ fn check_message(report: &mut Report, rule: &Map<String, Value>, text: &str, bas
     let line_break = |s: &str| s.contains(['\n', '\r']);
     if text.trim().is_empty() {
     } else if !message.is_empty() && message.trim().is_empty() {
-        report.error("cel.message", path, format!("Invalid value: {message:?}: must be non-empty if specified"), FIX);
+        report.add(Rule::CelMessage, path, format!("Invalid value: {message:?}: must be non-empty if specified"), FIX);
     } else if line_break(message.trim()) {
-        report.error("cel.message", path, format!("Invalid value: {message:?}: must not contain line breaks"), FIX);
+        report.add(Rule::CelMessage, path, format!("Invalid value: {message:?}: must not contain line breaks"), FIX);
     } else if line_break(text.trim()) && message.trim().is_empty() {
-        report.error(
-            "cel.message",
+        report.add(
+            Rule::CelMessage,
             path,
             "Required value: message must be specified if rule contains line breaks",
             "add a message, or write the rule on one line",
@@ -446,8 +447,8 @@ fn check_reason_and_field_path(report: &mut Report, node: &Map<String, Value>, r
     if let Some(reason) = rule.get("reason").and_then(Value::as_str)
         && !REASONS.contains(&reason)
     {
-        report.error(
-                "cel.reason",
+        report.add(
+                Rule::CelReason,
                 format!("{base}.reason"),
                 format!(
                     "Unsupported value: {reason:?}: supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\""
@@ -467,8 +468,8 @@ fn check_reason_and_field_path(report: &mut Report, node: &Map<String, Value>, r
         None
     };
     if let Some(detail) = detail {
-        report.error(
-            "cel.field-path",
+        report.add(
+            Rule::CelFieldPath,
             format!("{base}.fieldPath"),
             format!("Invalid value: {field_path:?}: {detail}"),
             "use a path to a declared field relative to the node carrying the rule, such as .spec.replicas or .labels['app']",

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::dns::{DNS1035_MSG, DNS1123_SUBDOMAIN_MSG, is_dns1035_label, is_dns1123_subdomain};
 use crate::report::{Report, unknown_keys};
+use crate::rules::Rule;
 
 const WEBHOOK: &str = "spec.conversion.webhook";
 const CLIENT_CONFIG: &str = "spec.conversion.webhook.clientConfig";
@@ -14,8 +15,8 @@ const CLIENT_CONFIG: &str = "spec.conversion.webhook.clientConfig";
 pub(crate) fn check(spec: &Map<String, Value>, report: &mut Report) {
     let preserve = spec.get("preserveUnknownFields").and_then(Value::as_bool) == Some(true);
     if preserve {
-        report.error(
-            "conversion.preserve-unknown-fields",
+        report.add(
+            Rule::ConversionPreserveUnknownFields,
             "spec.preserveUnknownFields",
             "Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
             "remove spec.preserveUnknownFields and put x-kubernetes-preserve-unknown-fields: true on the schema nodes that need it",
@@ -36,16 +37,16 @@ pub(crate) fn check(spec: &Map<String, Value>, report: &mut Report) {
     match strategy {
         "None" => {
             if client_config.is_some() {
-                report.error(
-                    "conversion.webhook-forbidden",
+                report.add(
+                    Rule::ConversionWebhookForbidden,
                     CLIENT_CONFIG,
                     "Forbidden: should not be set when strategy is not set to Webhook",
                     "remove spec.conversion.webhook, or set strategy: Webhook",
                 );
             }
             if review_versions.is_some() {
-                report.error(
-                    "conversion.webhook-forbidden",
+                report.add(
+                    Rule::ConversionWebhookForbidden,
                     format!("{WEBHOOK}.conversionReviewVersions"),
                     "Forbidden: should not be set when strategy is not set to Webhook",
                     "remove spec.conversion.webhook, or set strategy: Webhook",
@@ -55,8 +56,8 @@ pub(crate) fn check(spec: &Map<String, Value>, report: &mut Report) {
         }
         "Webhook" => {
             match client_config {
-                None => report.error(
-                    "conversion.webhook-required",
+                None => report.add(
+                    Rule::ConversionWebhookRequired,
                     CLIENT_CONFIG,
                     "Required value: required when strategy is set to Webhook",
                     "add webhook.clientConfig with a service (name, namespace, path) or an https url",
@@ -65,16 +66,16 @@ pub(crate) fn check(spec: &Map<String, Value>, report: &mut Report) {
             }
             check_review_versions(review_versions, report);
             if preserve {
-                report.error(
-                    "conversion.webhook-preserve-unknown-fields",
+                report.add(
+                    Rule::ConversionWebhookPreserveUnknownFields,
                     "spec.conversion.strategy",
                     "Invalid value: \"Webhook\": must be None if spec.preserveUnknownFields is true",
                     "remove spec.preserveUnknownFields",
                 );
             }
         }
-        other => report.error(
-            "conversion.strategy",
+        other => report.add(
+            Rule::ConversionStrategy,
             "spec.conversion.strategy",
             format!("Unsupported value: {other:?}: supported values: \"None\", \"Webhook\""),
             "use exactly None or Webhook (case-sensitive)",
@@ -88,8 +89,8 @@ fn check_client_config(cc: &Map<String, Value>, report: &mut Report) {
     let url = cc.get("url").and_then(Value::as_str);
     let service = cc.get("service").and_then(Value::as_object);
     if url.is_some() == service.is_some() {
-        report.error(
-            "conversion.client-config",
+        report.add(
+            Rule::ConversionClientConfig,
             CLIENT_CONFIG,
             "Required value: exactly one of url or service is required",
             "keep either clientConfig.url or clientConfig.service",
@@ -105,8 +106,8 @@ fn check_client_config(cc: &Map<String, Value>, report: &mut Report) {
         let pem = base64::engine::general_purpose::STANDARD.decode(ca.trim()).ok();
         let is_pem = pem.as_deref().is_some_and(|b| String::from_utf8_lossy(b).contains("-----BEGIN CERTIFICATE-----"));
         if !is_pem {
-            report.warning(
-                "conversion.ca-bundle",
+            report.add(
+                Rule::ConversionCaBundle,
                 format!("{CLIENT_CONFIG}.caBundle"),
                 "unable to load root certificates: unable to parse bytes as PEM block (not checked on create, but updates after the CRD is Established are rejected)",
                 "put the base64 of a PEM certificate here, or leave caBundle out and let cert-manager inject it",
@@ -122,7 +123,7 @@ fn check_url(raw: &str, report: &mut Report) {
     let parsed = match url::Url::parse(raw) {
         Ok(u) => u,
         Err(e) => {
-            report.error("conversion.webhook-url", path, format!("Invalid value: {raw:?}: {e}"), FIX);
+            report.add(Rule::ConversionWebhookUrl, path, format!("Invalid value: {raw:?}: {e}"), FIX);
             return;
         }
     };
@@ -142,7 +143,7 @@ fn check_url(raw: &str, report: &mut Report) {
     } else {
         return;
     };
-    report.error("conversion.webhook-url", path, detail, FIX);
+    report.add(Rule::ConversionWebhookUrl, path, detail, FIX);
 }
 
 /// R25 (including the upstream quirk: a missing name is reported at `namespace` and vice versa).
@@ -153,8 +154,8 @@ fn check_service(service: &Map<String, Value>, report: &mut Report) {
         "set service.name, service.namespace, and optionally port (1-65535) and a lower-case path starting with /";
     for (key, reported_at) in [("name", "namespace"), ("namespace", "name")] {
         if service.get(key).and_then(Value::as_str).is_none_or(str::is_empty) {
-            report.error(
-                "conversion.webhook-service",
+            report.add(
+                Rule::ConversionWebhookService,
                 format!("{base}.{reported_at}"),
                 format!("Required value: service {key} is required"),
                 FIX,
@@ -164,8 +165,8 @@ fn check_service(service: &Map<String, Value>, report: &mut Report) {
     if let Some(port) = service.get("port") {
         let p = port.as_i64().unwrap_or(0);
         if !(1..=65535).contains(&p) {
-            report.error(
-                "conversion.webhook-service",
+            report.add(
+                Rule::ConversionWebhookService,
                 format!("{base}.port"),
                 format!("Invalid value: {port}: port is not valid: must be between 1 and 65535, inclusive"),
                 FIX,
@@ -190,8 +191,8 @@ fn check_service(service: &Map<String, Value>, report: &mut Report) {
             })
         };
         if let Some(detail) = detail {
-            report.error(
-                "conversion.webhook-service",
+            report.add(
+                Rule::ConversionWebhookService,
                 format!("{base}.path"),
                 format!("Invalid value: {p:?}: {detail}"),
                 FIX,
@@ -206,22 +207,22 @@ fn check_review_versions(versions: Option<&Value>, report: &mut Report) {
     const FIX: &str = "set conversionReviewVersions: [v1]";
     let list = versions.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     if list.is_empty() {
-        report.error("conversion.review-versions", path, "Required value", FIX);
+        report.add(Rule::ConversionReviewVersions, path, "Required value", FIX);
         return;
     }
     let mut seen = BTreeSet::new();
     for (i, v) in list.iter().enumerate() {
         let s = v.as_str().unwrap_or("");
         if !is_dns1035_label(s) {
-            report.error(
-                "conversion.review-versions",
+            report.add(
+                Rule::ConversionReviewVersions,
                 format!("{path}[{i}]"),
                 format!("Invalid value: {s:?}: {DNS1035_MSG}"),
                 FIX,
             );
         } else if !seen.insert(s) {
-            report.error(
-                "conversion.review-versions",
+            report.add(
+                Rule::ConversionReviewVersions,
                 format!("{path}[{i}]"),
                 format!("Invalid value: {s:?}: duplicate version"),
                 FIX,
@@ -230,8 +231,8 @@ fn check_review_versions(versions: Option<&Value>, report: &mut Report) {
     }
     if !seen.contains("v1") && !seen.contains("v1beta1") {
         let listed: Vec<String> = list.iter().map(|v| format!("{:?}", v.as_str().unwrap_or(""))).collect();
-        report.error(
-            "conversion.review-versions",
+        report.add(
+            Rule::ConversionReviewVersions,
             path,
             format!("Invalid value: []string{{{}}}: must include at least one of v1, v1beta1", listed.join(", ")),
             FIX,
@@ -248,8 +249,8 @@ fn check_none_schemas(spec: &Map<String, Value>, report: &mut Report) {
     if let Some(first) = schemas.first().copied().flatten()
         && let Some(i) = schemas.iter().position(|s| s.is_some_and(|s| s != first))
     {
-        report.warning(
-                "conversion.none-schemas-differ",
+        report.add(
+                Rule::ConversionNoneSchemasDiffer,
                 format!("spec.versions[{i}].schema.openAPIV3Schema"),
                 "conversion strategy None with versions whose schemas differ: the API server only rewrites apiVersion, so fields missing from one version are pruned when objects are read or written through it",
                 "keep the versions' schemas identical, or add a conversion webhook (strategy: Webhook)",

@@ -5,29 +5,30 @@ use serde_json::{Map, Value};
 
 use super::schema::{is_true, type_of};
 use crate::report::{Report, quote};
+use crate::rules::Rule;
 
 /// R57 and R58 for the `default` of the node `obj` at `path`.
 pub(crate) fn check(report: &mut Report, obj: &Map<String, Value>, default: &Value, path: &str) {
     let default_path = format!("{path}.default");
     if let Some(err) = validate(default, obj, "") {
-        report.error(
-            "defaults.invalid",
+        report.add(
+            Rule::DefaultsInvalid,
             default_path.clone(),
             format!("Invalid value: {}: {err}", quote(default)),
             "change the default so it satisfies the node's own type, enum, pattern and bounds",
         );
     }
     if let Some(why) = crate::samples::refuse_default_by_rules(default, &Value::Object(obj.clone())) {
-        report.error(
-            "defaults.cel",
+        report.add(
+            Rule::DefaultsCel,
             default_path.clone(),
             why,
             "change the default so that the node's x-kubernetes-validations rules hold for it (nested defaults are not applied first)",
         );
     }
     if let Some(field) = unknown_field(default, obj, "") {
-        report.error(
-            "defaults.not-pruned",
+        report.add(
+            Rule::DefaultsNotPruned,
             default_path,
             format!("Invalid value: {}: must not have unknown fields (.{field} is not in the schema)", default),
             "remove fields the schema does not declare from the default, or declare them",

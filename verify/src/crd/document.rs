@@ -3,14 +3,15 @@
 use serde_json::{Map, Value};
 
 use crate::report::{Report, unknown_keys};
+use crate::rules::Rule;
 
 /// R1: only `apiextensions.k8s.io/v1` is served; R2: the top level and `spec` are closed
 /// structs. Returns false when the document is not worth checking further (wrong version).
 pub(crate) fn check(obj: &Map<String, Value>, report: &mut Report) -> bool {
     let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     if api_version != "apiextensions.k8s.io/v1" {
-        report.error(
-            "document.api-version",
+        report.add(
+            Rule::DocumentApiVersion,
             "apiVersion",
             format!(
                 "no matches for kind \"CustomResourceDefinition\" in version {api_version:?}: only apiextensions.k8s.io/v1 is served (v1beta1 was removed in Kubernetes 1.22)"
@@ -25,8 +26,8 @@ pub(crate) fn check(obj: &Map<String, Value>, report: &mut Report) -> bool {
         k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
     >(whole_floats_as_integers(&Value::Object(obj.clone())));
     if let Err(e) = typed {
-        report.error(
-            "document.type",
+        report.add(
+            Rule::DocumentType,
             "(document)",
             format!("the document does not decode as a CustomResourceDefinition: {e}"),
             "give the field the type the API defines: numbers for maxItems and maxLength, a list of {rule, message} objects for x-kubernetes-validations, strings for rule and message",

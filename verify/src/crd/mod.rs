@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::documents::{VerifyError, is_crd, yaml_documents};
 use crate::report::{Finding, Report};
+use crate::rules::Rule;
 
 /// Checks one CRD (any `apiextensions.k8s.io` `CustomResourceDefinition` value) against every
 /// rule in [`RULES`]: the document's shape (R1, R2), names (R3–R12), versions (R13–R19),
@@ -27,8 +28,8 @@ use crate::report::{Finding, Report};
 pub fn verify_crd(crd: &Value) -> Vec<Finding> {
     let mut report = Report::default();
     let Some(obj) = crd.as_object() else {
-        report.error(
-            "document.not-object",
+        report.add(
+            Rule::DocumentNotObject,
             "(document)",
             "the CRD must be a mapping",
             "write the CRD as a YAML mapping",
@@ -61,7 +62,11 @@ pub fn verify_crd(crd: &Value) -> Vec<Finding> {
         }
     }
     size::check(crd, &mut report);
-    report.into_findings()
+    let mut findings = report.into_findings();
+    for finding in &mut findings {
+        finding.version = version_index(&finding.path);
+    }
+    findings
 }
 
 /// Verifies every `CustomResourceDefinition` in a YAML stream with [`verify_crd`]; documents
@@ -74,4 +79,10 @@ pub fn verify_yaml(text: &str) -> Result<Vec<(usize, Finding)>, VerifyError> {
         }
     }
     Ok(out)
+}
+
+/// The `i` of a path that starts with `spec.versions[i]`.
+fn version_index(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("spec.versions[")?;
+    rest[..rest.find(']')?].parse().ok()
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::schema::type_of;
 use crate::lookup::{Lookup, resolve};
 use crate::report::{Report, unknown_keys};
+use crate::rules::Rule;
 
 const TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
 const FORMATS: &[&str] = &["int32", "int64", "float", "double", "byte", "date", "date-time", "password"];
@@ -21,15 +22,15 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         unknown_keys(column, &["name", "type", "format", "description", "priority", "jsonPath"], &base, report);
         let name = column.get("name").and_then(Value::as_str).unwrap_or("");
         if name.is_empty() {
-            report.error(
-                "printer-columns.name",
+            report.add(
+                Rule::PrinterColumnsName,
                 format!("{base}.name"),
                 "Required value",
                 "name the column, e.g. Ready",
             );
         } else if !names.insert(name) {
-            report.warning(
-                "printer-columns.duplicate-name",
+            report.add(
+                Rule::PrinterColumnsDuplicateName,
                 format!("{base}.name"),
                 format!("Duplicate value: {name:?}: kubectl shows two columns with the same header"),
                 "give each column a distinct name",
@@ -38,8 +39,8 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         let t = column.get("type").and_then(Value::as_str).unwrap_or("");
         if !TYPES.contains(&t) {
             let what = if t.is_empty() { "Required value".to_string() } else { format!("Invalid value: {t:?}") };
-            report.error(
-                "printer-columns.type",
+            report.add(
+                Rule::PrinterColumnsType,
                 format!("{base}.type"),
                 format!("{what}: must be one of boolean,date,integer,number,string"),
                 "use boolean, date, integer, number or string",
@@ -48,8 +49,8 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         if let Some(format) = column.get("format").and_then(Value::as_str)
             && !FORMATS.contains(&format)
         {
-            report.error(
-                "printer-columns.format",
+            report.add(
+                Rule::PrinterColumnsFormat,
                 format!("{base}.format"),
                 format!(
                     "Invalid value: {format:?}: must be one of byte,date,date-time,double,float,int32,int64,password"
@@ -59,22 +60,22 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         }
         let json_path = column.get("jsonPath").and_then(Value::as_str).unwrap_or("");
         if json_path.is_empty() {
-            report.error(
-                "printer-columns.json-path",
+            report.add(
+                Rule::PrinterColumnsJsonPath,
                 format!("{base}.jsonPath"),
                 "Required value",
                 "set jsonPath, e.g. .status.phase",
             );
         } else if !json_path.starts_with('.') {
-            report.error(
-                "printer-columns.json-path",
+            report.add(
+                Rule::PrinterColumnsJsonPath,
                 format!("{base}.jsonPath"),
                 format!("Invalid value: {json_path:?}: must be a simple json path starting with ."),
                 &format!("write .{json_path}"),
             );
         } else if let Err(problem) = super::jsonpath::parse(&format!("{{{json_path}}}")) {
-            report.warning(
-                "printer-columns.json-path-syntax",
+            report.add(
+                Rule::PrinterColumnsJsonPathSyntax,
                 format!("{base}.jsonPath"),
                 format!("{json_path:?} does not parse as a Kubernetes JSONPath ({problem}): the server accepts it but then drops this column and every column after it"),
                 "fix the JSONPath syntax",
@@ -95,8 +96,8 @@ fn schema_lint(root: &Map<String, Value>, json_path: &str, column_type: &str, ba
     }
     let exact = plain.len() == json_path.len();
     match resolve(root, &fields) {
-        Lookup::Missing { at } => report.warning(
-            "printer-columns.unknown-field",
+        Lookup::Missing { at } => report.add(
+            Rule::PrinterColumnsUnknownField,
             format!("{base}.jsonPath"),
             format!(
                 "{json_path:?} refers to .{} which the schema does not declare: the column is always empty",
@@ -114,8 +115,8 @@ fn schema_lint(root: &Map<String, Value>, json_path: &str, column_type: &str, ba
                 _ => true,
             };
             if !fits && !t.is_empty() {
-                report.warning(
-                    "printer-columns.type-mismatch",
+                report.add(
+                    Rule::PrinterColumnsTypeMismatch,
                     format!("{base}.type"),
                     format!("column type {column_type:?} does not match the schema type {t:?} of {json_path}"),
                     "use the column type that matches the field (string fits anything)",

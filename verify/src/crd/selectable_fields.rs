@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::schema::type_of;
 use crate::lookup::{Lookup, resolve};
 use crate::report::{Report, unknown_keys};
+use crate::rules::Rule;
 
 const MAX_SELECTABLE_FIELDS: usize = 8;
 
@@ -23,12 +24,12 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         let json_path = field.get("jsonPath").and_then(Value::as_str).unwrap_or("");
         let at = format!("{base}.jsonPath");
         if json_path.is_empty() {
-            report.error("selectable-fields.json-path", at, "Required value", FIX);
+            report.add(Rule::SelectableFieldsJsonPath, at, "Required value", FIX);
             continue;
         }
         if !seen.insert(json_path) {
-            report.error(
-                "selectable-fields.duplicate",
+            report.add(
+                Rule::SelectableFieldsDuplicate,
                 at,
                 format!("Duplicate value: {json_path:?}"),
                 "remove the repeated entry",
@@ -38,8 +39,8 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         let invalid = |detail: &str| format!("Invalid value: {json_path:?}: {detail}");
         let Some(rest) = json_path.strip_prefix('.') else {
             let first = json_path.split('.').next().unwrap_or("");
-            report.error(
-                "selectable-fields.json-path",
+            report.add(
+                Rule::SelectableFieldsJsonPath,
                 at,
                 invalid(&format!("is an invalid path: expected [ or . but got: {first}")),
                 FIX,
@@ -47,8 +48,8 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
             continue;
         };
         if json_path.contains('[') {
-            report.error(
-                "selectable-fields.json-path",
+            report.add(
+                Rule::SelectableFieldsJsonPath,
                 at,
                 invalid("is an invalid path: array notation is not allowed"),
                 FIX,
@@ -57,7 +58,7 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         }
         let steps: Vec<&str> = rest.split('.').collect();
         if steps[0] == "metadata" {
-            report.error("selectable-fields.metadata", at, invalid("must not point to fields in metadata"), FIX);
+            report.add(Rule::SelectableFieldsMetadata, at, invalid("must not point to fields in metadata"), FIX);
             continue;
         }
         let Some(root) = root else { continue };
@@ -65,22 +66,22 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
             Lookup::Found(node) => {
                 let t = type_of(node);
                 if !["string", "boolean", "integer"].contains(&t) {
-                    report.error(
-                        "selectable-fields.type",
+                    report.add(
+                        Rule::SelectableFieldsType,
                         at,
                         invalid("must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."),
                         FIX,
                     );
                 }
             }
-            Lookup::ThroughArray => report.error(
-                "selectable-fields.json-path",
+            Lookup::ThroughArray => report.add(
+                Rule::SelectableFieldsJsonPath,
                 at,
                 invalid("is an invalid path: array notation is not allowed"),
                 FIX,
             ),
-            Lookup::Missing { .. } | Lookup::Dynamic => report.error(
-                "selectable-fields.json-path",
+            Lookup::Missing { .. } | Lookup::Dynamic => report.add(
+                Rule::SelectableFieldsJsonPath,
                 at,
                 invalid("is an invalid path: does not refer to a valid field"),
                 FIX,
@@ -88,8 +89,8 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         }
     }
     if seen.len() > MAX_SELECTABLE_FIELDS {
-        report.error(
-            "selectable-fields.too-many",
+        report.add(
+            Rule::SelectableFieldsTooMany,
             format!("{path}.selectableFields"),
             format!("Too many: {}: must have at most {MAX_SELECTABLE_FIELDS} items", seen.len()),
             "keep at most 8 selectable fields per version",

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::report::Report;
+use crate::rules::{Rule, Severity};
 
 /// All annotations of an object together (R102): client-side `kubectl apply` copies the whole
 /// object into `kubectl.kubernetes.io/last-applied-configuration`.
@@ -28,15 +29,16 @@ pub(crate) fn check(crd: &Value, report: &mut Report) {
     const SHRINK: &str =
         "shrink descriptions (controller-gen crd:maxDescLen=0) or drop repeated embedded PodTemplate descriptions";
     if bytes > ETCD_LIMIT {
-        report.error(
-            "size.etcd",
+        report.add(
+            Rule::SizeEtcd,
             "(document)",
             format!("the CRD is {bytes} bytes as JSON, over etcd's default request limit of {ETCD_LIMIT} bytes (etcdserver: request is too large)"),
             SHRINK,
         );
     } else if bytes > ETCD_WARN {
-        report.warning(
-            "size.etcd",
+        report.add_with(
+            Severity::Warning,
+            Rule::SizeEtcd,
             "(document)",
             format!("the CRD is {bytes} bytes as JSON, close to etcd's default request limit of {ETCD_LIMIT} bytes (managedFields add more)"),
             SHRINK,
@@ -49,8 +51,8 @@ pub(crate) fn check(crd: &Value, report: &mut Report) {
         .map(|a| a.iter().map(|(k, v)| k.len() + v.as_str().map_or(0, str::len)).sum())
         .unwrap_or(0);
     if bytes + others > ANNOTATIONS_LIMIT {
-        report.warning(
-            "size.last-applied",
+        report.add(
+            Rule::SizeLastApplied,
             "metadata.annotations",
             format!(
                 "the CRD is {bytes} bytes as JSON: client-side `kubectl apply` stores it in the kubectl.kubernetes.io/last-applied-configuration annotation and fails (metadata.annotations: Too long: must have at most {ANNOTATIONS_LIMIT} bytes)"

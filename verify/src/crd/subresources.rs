@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use super::schema::type_of;
 use crate::lookup::{Lookup, dot_fields, resolve};
 use crate::report::{Report, unknown_keys};
+use crate::rules::Rule;
 
 pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: &str, report: &mut Report) {
     let root = schema.and_then(Value::as_object);
@@ -15,8 +16,8 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         if let Some(status) = sub.get("status")
             && status.as_object().is_none_or(|s| !s.is_empty())
         {
-            report.error(
-                "subresources.status",
+            report.add(
+                Rule::SubresourcesStatus,
                 format!("{sub_path}.status"),
                 format!("Invalid value: {status}: the status subresource takes no settings"),
                 "write subresources: {status: {}}",
@@ -28,8 +29,8 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
     }
     let has_status_prop = root.and_then(|r| r.get("properties")).and_then(|p| p.get("status")).is_some();
     if has_status_prop && subresources.and_then(|s| s.get("status")).is_none() {
-        report.warning(
-            "lint.status-without-subresource",
+        report.add(
+            Rule::LintStatusWithoutSubresource,
             format!("{path}.schema.openAPIV3Schema.properties[status]"),
             "the schema has a status but the status subresource is off: any write to the object can change status, and status writes bump metadata.generation",
             "add subresources: {status: {}}",
@@ -42,21 +43,21 @@ fn check_scale(scale: &Map<String, Value>, root: Option<&Map<String, Value>>, pa
     let paths = [
         (
             "specReplicasPath",
-            "subresources.scale-spec-path",
+            Rule::SubresourcesScaleSpecPath,
             Some(".spec."),
             "should be a json path under .spec",
             "integer",
         ),
         (
             "statusReplicasPath",
-            "subresources.scale-status-path",
+            Rule::SubresourcesScaleStatusPath,
             Some(".status."),
             "should be a json path under .status",
             "integer",
         ),
         (
             "labelSelectorPath",
-            "subresources.scale-selector-path",
+            Rule::SubresourcesScaleSelectorPath,
             None,
             "should be a json path under either .spec or .status",
             "string",
@@ -67,7 +68,7 @@ fn check_scale(scale: &Map<String, Value>, root: Option<&Map<String, Value>>, pa
         let value = scale.get(key).and_then(Value::as_str).unwrap_or("");
         if value.is_empty() {
             if prefix.is_some() {
-                report.error(rule, field_path, "Required value", "set it to a .spec.replicas-style path");
+                report.add(rule, field_path, "Required value", "set it to a .spec.replicas-style path");
             }
             continue;
         }
@@ -77,14 +78,14 @@ fn check_scale(scale: &Map<String, Value>, root: Option<&Map<String, Value>>, pa
             None => value.starts_with(".spec.") || value.starts_with(".status."),
         };
         if fields.is_none() {
-            report.error(
+            report.add(
                 rule,
                 field_path,
                 format!("Invalid value: {value:?}: must be a simple json path starting with ."),
                 "use a dot path such as .spec.replicas",
             );
         } else if !under {
-            report.error(
+            report.add(
                 rule,
                 field_path,
                 format!("Invalid value: {value:?}: {under_msg}"),
@@ -100,8 +101,8 @@ fn check_scale(scale: &Map<String, Value>, root: Option<&Map<String, Value>>, pa
                 Lookup::Missing { .. } | Lookup::ThroughArray => Some(format!("{value} is not declared in the schema")),
             };
             if let Some(bad) = bad {
-                report.warning(
-                    "subresources.scale-path-type",
+                report.add(
+                    Rule::SubresourcesScalePathType,
                     field_path,
                     format!("{bad}; reads of /scale fail at runtime"),
                     if want == "integer" {

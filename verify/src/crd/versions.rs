@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::dns::{DNS1035_MSG, is_dns1035_label};
 use crate::report::{Report, unknown_keys};
+use crate::rules::Rule;
 
 const VERSION_KEYS: &[&str] = &[
     "name",
@@ -22,8 +23,8 @@ const VERSION_KEYS: &[&str] = &[
 pub(crate) fn check(obj: &Map<String, Value>, spec: &Map<String, Value>, report: &mut Report) {
     let list = spec.get("versions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     if list.is_empty() {
-        report.error(
-            "versions.required",
+        report.add(
+            Rule::VersionsRequired,
             "spec.versions",
             "Required value: must have exactly one version marked as storage version",
             "add a version: {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}",
@@ -39,24 +40,24 @@ pub(crate) fn check(obj: &Map<String, Value>, spec: &Map<String, Value>, report:
         unknown_keys(v, VERSION_KEYS, &path, report);
         let name = v.get("name").and_then(Value::as_str).unwrap_or("");
         if name.is_empty() {
-            report.error("versions.name", format!("{path}.name"), "Required value", "name the version, e.g. v1alpha1");
+            report.add(Rule::VersionsName, format!("{path}.name"), "Required value", "name the version, e.g. v1alpha1");
         } else if !is_dns1035_label(name) {
-            report.error(
-                "versions.name",
+            report.add(
+                Rule::VersionsName,
                 format!("{path}.name"),
                 format!("Invalid value: {name:?}: {DNS1035_MSG}"),
                 "use a Kube-like version name such as v1, v1beta1 or v2alpha1",
             );
         } else if !names.insert(name) {
-            report.error(
-                "versions.duplicate-name",
+            report.add(
+                Rule::VersionsDuplicateName,
                 format!("{path}.name"),
                 format!("Invalid value: {name:?}: spec.versions must contain unique version names"),
                 "remove or rename the repeated version",
             );
         } else if !is_kube_like(name) {
-            report.warning(
-                "versions.non-kube-like",
+            report.add(
+                Rule::VersionsNonKubeLike,
                 format!("{path}.name"),
                 format!("{name:?} is not a Kube-like version name, so it sorts after every v<N>[alpha|beta<M>] version in discovery"),
                 "use a name such as v1, v1beta1 or v2alpha1",
@@ -68,8 +69,8 @@ pub(crate) fn check(obj: &Map<String, Value>, spec: &Map<String, Value>, report:
             storage.push((i, served));
         }
         if v.get("schema").and_then(|s| s.get("openAPIV3Schema")).is_none() {
-            report.error(
-                "versions.schema-required",
+            report.add(
+                Rule::VersionsSchemaRequired,
                 format!("{path}.schema.openAPIV3Schema"),
                 "Required value",
                 "add schema.openAPIV3Schema (at least {type: object})",
@@ -78,23 +79,23 @@ pub(crate) fn check(obj: &Map<String, Value>, spec: &Map<String, Value>, report:
         check_deprecation_warning(v, &path, report);
     }
     if storage.len() != 1 {
-        report.error(
-            "versions.storage",
+        report.add(
+            Rule::VersionsStorage,
             "spec.versions",
             format!("Invalid value: must have exactly one version marked as storage version (found {})", storage.len()),
             "set storage: true on exactly one version",
         );
     }
     if !any_served {
-        report.warning(
-            "versions.not-served",
+        report.add(
+            Rule::VersionsNotServed,
             "spec.versions",
             "no version is served, so the API server offers no endpoint for this kind",
             "set served: true on at least one version",
         );
     } else if let [(i, false)] = storage.as_slice() {
-        report.warning(
-            "versions.not-served",
+        report.add(
+            Rule::VersionsNotServed,
             format!("spec.versions[{i}].served"),
             "the storage version is not served",
             "serve the storage version, or move storage to a served version",
@@ -134,8 +135,8 @@ fn check_deprecation_warning(v: &Map<String, Value>, path: &str, report: &mut Re
             .map(|i| format!("must only contain printable UTF-8 characters; control character found at index {i}"))
     };
     if let Some(detail) = detail {
-        report.error(
-            "versions.deprecation-warning",
+        report.add(
+            Rule::VersionsDeprecationWarning,
             path,
             format!("Invalid value: {warning:?}: {detail}"),
             "set deprecated: true and a short one-line warning, or remove deprecationWarning",
@@ -152,8 +153,8 @@ fn check_stored_versions(obj: &Map<String, Value>, names: &BTreeSet<&str>, repor
     for (i, v) in stored.iter().enumerate() {
         let Some(v) = v.as_str() else { continue };
         if !names.contains(v) {
-            report.warning(
-                "versions.stored-versions",
+            report.add(
+                Rule::VersionsStoredVersions,
                 format!("status.storedVersions[{i}]"),
                 format!("Invalid value: {v:?}: missing from spec.versions; an update of an existing CRD is rejected until a storage migration removes {v} from status.storedVersions"),
                 "keep the version in spec.versions (served: false) until the storage migration is done, or drop the status block",

@@ -19,6 +19,7 @@ use super::cel_value::{to_cel, visible};
 use super::path::Path;
 use super::prune::additional;
 use crate::report::Report;
+use crate::rules::Rule;
 
 /// Evaluates every rule of `root` and its descendants on `object` (pruned and defaulted).
 pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) {
@@ -45,10 +46,10 @@ pub(crate) fn refuse_default(value: &Value, schema: &Value) -> Option<String> {
     }
     node(&Arc::new(env), value, schema, &Path::default(), false, &mut report);
     report.into_findings().into_iter().find_map(|f| match f.rule {
-        "sample.cel" => Some(f.message),
+        Rule::SampleCel => Some(f.message),
         // A field the rule reads and the default lacks: the server refuses it with an
         // evaluation error, `no such key: <field> evaluating rule: <rule>`.
-        "sample.cel-unevaluated" => {
+        Rule::SampleCelUnevaluated => {
             let (_, key) = f.message.split_once("No such key: ")?;
             let key = key.split(';').next()?;
             let rule = f.message.strip_prefix("rule ")?.split(" cannot be evaluated").next()?;
@@ -121,8 +122,8 @@ fn evaluate(env: &Arc<Env>, rule: &Value, this: &cel::Value, schema: &Value, pat
         None => path.to_string(),
     };
     let unevaluated = |report: &mut Report, why: String| {
-        report.warning(
-            "sample.cel-unevaluated",
+        report.add(
+            Rule::SampleCelUnevaluated,
             at.clone(),
             format!("rule {source:?} {why}; the API server evaluates it on create"),
             "check this rule against a cluster (kubectl apply --dry-run=server)",
@@ -153,7 +154,7 @@ fn evaluate(env: &Arc<Env>, rule: &Value, this: &cel::Value, schema: &Value, pat
         // Kubernetes 1.37 leaves the value out of a failed rule's message.
         _ => format!("Invalid value: {message}"),
     };
-    report.error("sample.cel", at, text, "change the object so that the rule holds");
+    report.add(Rule::SampleCel, at, text, "change the object so that the rule holds");
 }
 
 /// The path of a rule's `fieldPath` (`.a.b`, `.m['k.1']`) below the node at `path`.
@@ -182,7 +183,7 @@ mod tests {
 
     use super::*;
 
-    fn run_rule(schema: Value, value: Value) -> Vec<(&'static str, String)> {
+    fn run_rule(schema: Value, value: Value) -> Vec<(Rule, String)> {
         let mut report = Report::default();
         validate(&value, &schema, &mut report);
         report.into_findings().into_iter().map(|f| (f.rule, f.message)).collect()
@@ -214,9 +215,9 @@ mod tests {
             assert_eq!(run_rule(rule(holds, props.clone()), value.clone()), vec![], "{holds}");
         }
         let failed = run_rule(rule("self.a__dash__b > 2", props.clone()), value.clone());
-        assert_eq!(failed, vec![("sample.cel", "Invalid value: failed rule: self.a__dash__b > 2".into())]);
+        assert_eq!(failed, vec![(Rule::SampleCel, "Invalid value: failed rule: self.a__dash__b > 2".into())]);
         let unevaluated = run_rule(rule("quantity(self.name).isInteger()", props), value);
-        assert_eq!(unevaluated[0].0, "sample.cel-unevaluated");
+        assert_eq!(unevaluated[0].0, Rule::SampleCelUnevaluated);
     }
 
     #[test]

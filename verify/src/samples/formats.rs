@@ -16,6 +16,7 @@ use super::messages::{go_quote, quote};
 use super::path::Path;
 use super::prune::additional;
 use crate::report::Report;
+use crate::rules::Rule;
 
 static DATE_TIME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)?$")
@@ -57,15 +58,15 @@ fn node(value: &Value, schema: &Value, path: &Path, report: &mut Report) {
         // The API server reports an integer out of its format's range at the root, in
         // kube-openapi's words; other formats at the field.
         if matches!(format, "int32" | "int64") && value.is_number() {
-            report.error(
-                "sample.schema",
+            report.add(
+                Rule::SampleSchema,
                 "(root)",
                 format!("Invalid value: \"\": Checked value must be of type integer with format {format} in {path}"),
                 "keep the value within the format's range",
             );
         } else {
-            report.error(
-                "sample.schema",
+            report.add(
+                Rule::SampleSchema,
                 path.to_string(),
                 format!("Invalid value: {}: {path} in body must be of type {format}: {shown}", quote(value)),
                 "write the value in the field's format",

@@ -7,8 +7,9 @@ use serde_json::{Map, Value};
 
 use super::path::Path;
 use crate::report::Report;
+use crate::rules::Rule;
 
-const RULE: &str = "sample.duplicate";
+const RULE: Rule = Rule::SampleDuplicate;
 
 /// Checks every set and map list in `object` (whose schema is `schema`).
 pub(crate) fn check(object: &Value, schema: &Value, report: &mut Report) {
@@ -101,7 +102,7 @@ fn repeated(values: impl Iterator<Item = Value>) -> Vec<usize> {
 }
 
 fn duplicate(report: &mut Report, at: &Path, value: &Value) {
-    report.error(
+    report.add(
         RULE,
         at.to_string(),
         format!("Duplicate value: {}", go_value(value)),

@@ -43,7 +43,7 @@
 //!     "metadata": {"name": "w"}, "spec": {"size": 0},
 //! });
 //! let findings = rop_verify::samples::validate_object(&crd, &widget);
-//! assert_eq!(findings[0].rule, "sample.schema");
+//! assert_eq!(findings[0].rule, rop_verify::Rule::SampleSchema);
 //! assert_eq!(findings[0].path, "spec.size");
 //! assert_eq!(findings[0].message, "Invalid value: 0: spec.size in body should be greater than or equal to 1");
 //! ```
@@ -67,6 +67,7 @@ use serde_json::Value;
 use crate::documents::{VerifyError, yaml_documents};
 use crate::report::Finding;
 use crate::report::Report;
+use crate::rules::Rule;
 
 /// Why the CEL rules of `schema` (a node of a CRD's schema) refuse `default` as its default, in
 /// the API server's words, or `None`; used by the CRD check `defaults.cel`.
@@ -96,8 +97,8 @@ pub fn validate_object(crd: &Value, object: &Value) -> Vec<Finding> {
     let blocking = schema::validate(&object, root, &mut report);
     listtype::check(&object, root, &mut report);
     if blocking && cel::has_rules(root) {
-        report.warning(
-            "sample.cel-unevaluated",
+        report.add(
+            Rule::SampleCelUnevaluated,
             path::ROOT,
             "some validation rules were not checked because the object was invalid; correct the existing errors to \
              complete validation",

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::dns::{is_dns1123_label, is_dns1123_subdomain};
 
 use crate::report::Report;
+use crate::rules::Rule;
 
 const FIX: &str = "use lower case letters, digits, '-' and '.', starting and ending with a letter or digit";
 
@@ -21,23 +22,23 @@ must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc'
 /// Checks `metadata.name`, `metadata.generateName` and `metadata.namespace`.
 pub(crate) fn check(object: &Value, namespaced: bool, report: &mut Report) {
     let Some(meta) = object.get("metadata").and_then(Value::as_object) else {
-        report.error("sample.name", "metadata", "Required value", "add metadata.name");
+        report.add(Rule::SampleName, "metadata", "Required value", "add metadata.name");
         return;
     };
     let name = meta.get("name").and_then(Value::as_str).filter(|s| !s.is_empty());
     let generate = meta.get("generateName").and_then(Value::as_str).filter(|s| !s.is_empty());
     match (name, generate) {
-        (None, None) => report.error(
-            "sample.name",
+        (None, None) => report.add(
+            Rule::SampleName,
             "metadata.name",
             "Required value: name or generateName is required",
             "add metadata.name",
         ),
         (Some(name), _) if !is_dns1123_subdomain(name) => {
-            report.error("sample.name", "metadata.name", format!("Invalid value: \"{name}\": {SUBDOMAIN_MSG}"), FIX)
+            report.add(Rule::SampleName, "metadata.name", format!("Invalid value: \"{name}\": {SUBDOMAIN_MSG}"), FIX)
         }
-        (None, Some(prefix)) if !is_dns1123_subdomain(prefix.strip_suffix('-').unwrap_or(prefix)) => report.error(
-            "sample.name",
+        (None, Some(prefix)) if !is_dns1123_subdomain(prefix.strip_suffix('-').unwrap_or(prefix)) => report.add(
+            Rule::SampleName,
             "metadata.generateName",
             format!("Invalid value: \"{prefix}\": {SUBDOMAIN_MSG}"),
             FIX,
@@ -45,14 +46,14 @@ pub(crate) fn check(object: &Value, namespaced: bool, report: &mut Report) {
         _ => {}
     }
     match meta.get("namespace").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-        Some(_) if !namespaced => report.error(
-            "sample.name",
+        Some(_) if !namespaced => report.add(
+            Rule::SampleName,
             "metadata.namespace",
             "Forbidden: not allowed on this type",
             "remove metadata.namespace: the kind is cluster-scoped",
         ),
-        Some(ns) if !is_dns1123_label(ns) => report.error(
-            "sample.name",
+        Some(ns) if !is_dns1123_label(ns) => report.add(
+            Rule::SampleName,
             "metadata.namespace",
             format!("Invalid value: \"{ns}\": {LABEL_MSG}"),
             "use a valid namespace name",

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::path::Path;
 use crate::report::Report;
+use crate::rules::Rule;
 
 /// The fields of `ObjectMeta`: anything else under a resource's `metadata` is dropped.
 const OBJECT_META: &[&str] = &[
@@ -66,8 +67,8 @@ fn node(value: &mut Value, schema: &Value, path: &Path, resource: bool, report: 
                     node(child, values, &here, false, report);
                 } else if !preserve {
                     map.remove(&key);
-                    report.warning(
-                        "sample.pruned",
+                    report.add(
+                        Rule::SamplePruned,
                         here.to_string(),
                         format!("pruned: unknown field \"{here}\""),
                         "declare the field in the CRD's schema, or remove it from the object",
@@ -94,8 +95,8 @@ fn metadata(value: &mut Value, path: &Path, report: &mut Report) {
     for key in unknown {
         map.remove(&key);
         let here = path.field(&key);
-        report.warning(
-            "sample.pruned",
+        report.add(
+            Rule::SamplePruned,
             here.to_string(),
             format!("pruned: unknown field \"{here}\""),
             "metadata holds only ObjectMeta fields (name, namespace, labels, annotations, ...)",

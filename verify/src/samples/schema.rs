@@ -8,8 +8,9 @@ use serde_json::Value;
 use super::messages::{in_body, number, quote, type_name, unsupported};
 use super::path::Path;
 use crate::report::Report;
+use crate::rules::Rule;
 
-const RULE: &str = "sample.schema";
+const RULE: Rule = Rule::SampleSchema;
 const FIX: &str = "change the value to one the CRD's schema allows";
 
 /// Validates `object` against the version's `openAPIV3Schema` `root`. Returns whether a type
@@ -24,7 +25,7 @@ pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) -> boo
     {
         Ok(v) => v,
         Err(e) => {
-            report.error(
+            report.add(
                 RULE,
                 super::path::ROOT,
                 format!("the CRD's schema cannot be used: {e}"),
@@ -95,7 +96,7 @@ pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) -> boo
             Kind::Not { .. } => (p.clone(), in_body(&p, value, "must not validate the schema (not)")),
             _ => (p.clone(), format!("Invalid value: {}: {error}", quote(value))),
         };
-        report.error(RULE, at, message, FIX);
+        report.add(RULE, at, message, FIX);
     }
     super::formats::check(object, root, report);
     type_error

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use crate::report::Report;
+use crate::rules::Rule;
 
 /// What the rest of the checks need from the CRD version that serves the object.
 pub(crate) struct Target<'a> {
@@ -53,8 +54,8 @@ pub(crate) fn check<'a>(crd: &'a Value, object: &Value, report: &mut Report) -> 
     let kind = crd_kind(crd);
     let group = crd_group(crd);
     let Some(obj) = object.as_object() else {
-        report.error(
-            "sample.kind",
+        report.add(
+            Rule::SampleKind,
             super::path::ROOT,
             "the object must be a mapping",
             "write the object as a YAML mapping",
@@ -71,7 +72,7 @@ pub(crate) fn check<'a>(crd: &'a Value, object: &Value, report: &mut Report) -> 
         .collect();
     let expected = served.iter().map(|v| format!("\"{group}/{v}\"")).collect::<Vec<_>>().join(", ");
     let Some(api_version) = obj.get("apiVersion").and_then(Value::as_str).filter(|s| !s.is_empty()) else {
-        report.error("sample.version", "apiVersion", "Required value", FIX_VERSION);
+        report.add(Rule::SampleVersion, "apiVersion", "Required value", FIX_VERSION);
         return None;
     };
     let (object_group, version) = split_api_version(api_version);
@@ -82,13 +83,13 @@ pub(crate) fn check<'a>(crd: &'a Value, object: &Value, report: &mut Report) -> 
         } else {
             format!("Invalid value: \"{object_kind}\": must be {kind}")
         };
-        report.error("sample.kind", "kind", message, "set kind to the CRD's spec.names.kind");
+        report.add(Rule::SampleKind, "kind", message, "set kind to the CRD's spec.names.kind");
         return None;
     }
     let no_match = format!("no matches for kind \"{kind}\" in version \"{api_version}\"");
     if object_group != group {
-        report.error(
-            "sample.version",
+        report.add(
+            Rule::SampleVersion,
             "apiVersion",
             format!("Invalid value: \"{api_version}\": {no_match}: the CRD's group is \"{group}\""),
             FIX_VERSION,
@@ -98,8 +99,8 @@ pub(crate) fn check<'a>(crd: &'a Value, object: &Value, report: &mut Report) -> 
     let versions = crd_spec(crd).and_then(|s| s.get("versions")).and_then(Value::as_array);
     let Some(entry) = versions.into_iter().flatten().find(|v| v.get("name").and_then(Value::as_str) == Some(version))
     else {
-        report.error(
-            "sample.version",
+        report.add(
+            Rule::SampleVersion,
             "apiVersion",
             format!(
                 "Invalid value: \"{api_version}\": {no_match}: the CRD has no version \"{version}\" \
@@ -110,8 +111,8 @@ pub(crate) fn check<'a>(crd: &'a Value, object: &Value, report: &mut Report) -> 
         return None;
     };
     if entry.get("served").and_then(Value::as_bool) != Some(true) {
-        report.error(
-            "sample.version",
+        report.add(
+            Rule::SampleVersion,
             "apiVersion",
             format!(
                 "Invalid value: \"{api_version}\": {no_match}: version \"{version}\" is not served \

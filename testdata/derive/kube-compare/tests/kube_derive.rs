@@ -225,7 +225,7 @@ const EXPECTED: &[(&str, Kube, &str)] = &[
 ];
 
 fn errors(crd: &Value) -> BTreeSet<&'static str> {
-    rop_verify::verify_crd(crd).into_iter().filter(|f| f.is_error()).map(|f| f.rule).collect()
+    rop_verify::verify_crd(crd).into_iter().filter(|f| f.is_error()).map(|f| f.rule.id()).collect()
 }
 
 #[test]

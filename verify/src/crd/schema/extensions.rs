@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{NodeCx, SchemaCx, is_true, type_of};
 use crate::report::quote;
+use crate::rules::Rule;
 
 pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) {
     int_or_string(cx, obj, path);
@@ -21,8 +22,8 @@ fn int_or_string(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
     }
     for key in ["x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"] {
         if is_true(obj, key) {
-            cx.report.error(
-                "extensions.int-or-string",
+            cx.report.add(
+                Rule::ExtensionsIntOrString,
                 format!("{path}.{key}"),
                 "Invalid value: true: must be false if x-kubernetes-int-or-string is true",
                 "remove it: an int-or-string value is a scalar",
@@ -30,8 +31,8 @@ fn int_or_string(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
         }
     }
     if let Some(t) = obj.get("type").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-        cx.report.warning(
-            "lint.int-or-string-type",
+        cx.report.add(
+            Rule::LintIntOrStringType,
             format!("{path}.type"),
             format!("type {t:?} next to x-kubernetes-int-or-string rejects the other kind of value at runtime"),
             "remove type and use anyOf: [{type: integer}, {type: string}]",
@@ -46,8 +47,8 @@ fn embedded_resource(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n:
     }
     const FIX: &str = "an embedded resource is {type: object, x-kubernetes-embedded-resource: true} with either properties (apiVersion, kind, metadata, ...) or x-kubernetes-preserve-unknown-fields: true";
     if n.resource_meta {
-        cx.report.error(
-            "extensions.embedded-in-meta",
+        cx.report.add(
+            Rule::ExtensionsEmbeddedInMeta,
             format!("{path}.x-kubernetes-embedded-resource"),
             "Forbidden: must not be used inside of resource meta",
             "remove x-kubernetes-embedded-resource from metadata, apiVersion and kind",
@@ -55,14 +56,14 @@ fn embedded_resource(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n:
     }
     match type_of(obj) {
         "object" => {}
-        "" => cx.report.error(
-            "extensions.embedded-resource",
+        "" => cx.report.add(
+            Rule::ExtensionsEmbeddedResource,
             format!("{path}.type"),
             "Required value: must be object if x-kubernetes-embedded-resource is true",
             FIX,
         ),
-        t => cx.report.error(
-            "extensions.embedded-resource",
+        t => cx.report.add(
+            Rule::ExtensionsEmbeddedResource,
             format!("{path}.type"),
             format!("Invalid value: {t:?}: must be object if x-kubernetes-embedded-resource is true"),
             FIX,
@@ -70,16 +71,16 @@ fn embedded_resource(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n:
     }
     let has_properties = obj.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
     if !has_properties && !is_true(obj, "x-kubernetes-preserve-unknown-fields") {
-        cx.report.error(
-            "extensions.embedded-resource",
+        cx.report.add(
+            Rule::ExtensionsEmbeddedResource,
             format!("{path}.properties"),
             "Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
             FIX,
         );
     }
     if obj.contains_key("additionalProperties") {
-        cx.report.error(
-            "extensions.embedded-resource",
+        cx.report.add(
+            Rule::ExtensionsEmbeddedResource,
             format!("{path}.additionalProperties"),
             "Forbidden: must not be used if x-kubernetes-embedded-resource is set",
             FIX,
@@ -94,8 +95,8 @@ fn list_type(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
         obj.get("x-kubernetes-list-map-keys").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
     if let Some(lt) = list_type {
         if !["atomic", "set", "map"].contains(&lt) {
-            cx.report.error(
-                "extensions.list-type",
+            cx.report.add(
+                Rule::ExtensionsListType,
                 format!("{path}.x-kubernetes-list-type"),
                 format!("Unsupported value: {lt:?}: supported values: \"atomic\", \"set\", \"map\""),
                 "use atomic, set or map",
@@ -104,8 +105,8 @@ fn list_type(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
         let t = type_of(obj);
         if t != "array" {
             let what = if t.is_empty() { "Required value".to_string() } else { format!("Invalid value: {t:?}") };
-            cx.report.error(
-                "extensions.list-type",
+            cx.report.add(
+                Rule::ExtensionsListType,
                 format!("{path}.type"),
                 format!("{what}: must be array if x-kubernetes-list-type is specified"),
                 "put x-kubernetes-list-type only on arrays",
@@ -117,8 +118,8 @@ fn list_type(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
             None => "Required value".to_string(),
             Some(lt) => format!("Invalid value: {lt:?}"),
         };
-        cx.report.error(
-            "extensions.list-map-keys",
+        cx.report.add(
+            Rule::ExtensionsListMapKeys,
             format!("{path}.x-kubernetes-list-type"),
             format!("{what}: must be map if x-kubernetes-list-map-keys is non-empty"),
             "set x-kubernetes-list-type: map, or remove x-kubernetes-list-map-keys",
@@ -133,8 +134,8 @@ fn list_type(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
                 && items.get("x-kubernetes-map-type").and_then(Value::as_str) != Some("atomic")
             {
                 let shown = items.get("x-kubernetes-list-type").map(quote).unwrap_or_else(|| "\"null\"".to_string());
-                cx.report.error(
-                    "extensions.list-set-items",
+                cx.report.add(
+                    Rule::ExtensionsListSetItems,
                     format!("{path}.items.x-kubernetes-map-type"),
                     format!("Invalid value: {shown}: must be atomic as item of a list with x-kubernetes-list-type=set"),
                     FIX,
@@ -144,16 +145,16 @@ fn list_type(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
                 && let Some(lt) =
                     items.get("x-kubernetes-list-type").and_then(Value::as_str).filter(|lt| *lt != "atomic")
             {
-                cx.report.error(
-                    "extensions.list-set-items",
+                cx.report.add(
+                    Rule::ExtensionsListSetItems,
                     format!("{path}.items.x-kubernetes-list-type"),
                     format!("Invalid value: {lt:?}: must be atomic as item of a list with x-kubernetes-list-type=set"),
                     FIX,
                 );
             }
             if is_true(items, "nullable") {
-                cx.report.error(
-                    "extensions.list-set-items",
+                cx.report.add(
+                    Rule::ExtensionsListSetItems,
                     format!("{path}.items.nullable"),
                     "Forbidden: cannot be nullable when x-kubernetes-list-type is set",
                     "remove nullable from the items",
@@ -171,8 +172,8 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
         "a map list has items {type: object} whose key properties are scalars, each required or defaulted";
     let keys_path = format!("{path}.x-kubernetes-list-map-keys");
     if keys.is_empty() {
-        cx.report.error(
-            "extensions.list-map-keys",
+        cx.report.add(
+            Rule::ExtensionsListMapKeys,
             keys_path.clone(),
             "Required value: must not be empty if x-kubernetes-list-type is map",
             FIX,
@@ -180,8 +181,8 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
     }
     let items = match obj.get("items") {
         None => {
-            cx.report.error(
-                "extensions.list-map-keys",
+            cx.report.add(
+                Rule::ExtensionsListMapKeys,
                 format!("{path}.items"),
                 "Required value: must have a schema if x-kubernetes-list-type is map",
                 FIX,
@@ -190,8 +191,8 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
         }
         Some(Value::Object(items)) => items,
         Some(other) => {
-            cx.report.error(
-                "extensions.list-map-keys",
+            cx.report.add(
+                Rule::ExtensionsListMapKeys,
                 format!("{path}.items"),
                 format!("Invalid value: {other}: must only have a single schema if x-kubernetes-list-type is map"),
                 FIX,
@@ -200,8 +201,8 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
         }
     };
     if type_of(items) != "object" {
-        cx.report.error(
-            "extensions.list-map-keys",
+        cx.report.add(
+            Rule::ExtensionsListMapKeys,
             format!("{path}.items.type"),
             format!(
                 "Invalid value: {:?}: must be object if parent array's x-kubernetes-list-type is map",
@@ -215,8 +216,8 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
     let props = items.get("properties").and_then(Value::as_object);
     let key_names: Vec<&str> = keys.iter().filter_map(|k| k.as_str()).collect();
     if key_names.len() != keys.len() || key_names.iter().any(|k| props.is_none_or(|p| !p.contains_key(*k))) {
-        cx.report.error(
-            "extensions.list-map-keys",
+        cx.report.add(
+            Rule::ExtensionsListMapKeys,
             keys_path.clone(),
             format!("Invalid value: {}: entries must all be names of item properties", shown()),
             FIX,
@@ -224,8 +225,8 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
     }
     let unique: BTreeSet<&str> = key_names.iter().copied().collect();
     if unique.len() != key_names.len() {
-        cx.report.error(
-            "extensions.list-map-keys",
+        cx.report.add(
+            Rule::ExtensionsListMapKeys,
             keys_path,
             format!("Invalid value: {}: must not contain duplicate entries", shown()),
             FIX,
@@ -241,24 +242,24 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
         let prop_path = format!("{path}.items.properties[{key}]");
         let t = type_of(prop);
         if t == "object" || t == "array" {
-            cx.report.error(
-                "extensions.list-map-keys",
+            cx.report.add(
+                Rule::ExtensionsListMapKeys,
                 format!("{prop_path}.type"),
                 format!("Invalid value: {t:?}: must be a scalar type if parent array's x-kubernetes-list-type is map"),
                 FIX,
             );
         }
         if !required.contains(&key) && prop.get("default").is_none_or(Value::is_null) {
-            cx.report.error(
-                "extensions.list-map-key-required",
+            cx.report.add(
+                Rule::ExtensionsListMapKeyRequired,
                 format!("{prop_path}.default"),
                 "Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                 "add the key to the items' required list, or give it a default",
             );
         }
         if is_true(prop, "nullable") {
-            cx.report.error(
-                "extensions.list-map-key-required",
+            cx.report.add(
+                Rule::ExtensionsListMapKeyRequired,
                 format!("{prop_path}.nullable"),
                 "Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
                 "remove nullable from the key property",
@@ -266,8 +267,8 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
         }
     }
     if is_true(items, "nullable") {
-        cx.report.error(
-            "extensions.list-map-key-required",
+        cx.report.add(
+            Rule::ExtensionsListMapKeyRequired,
             format!("{path}.items.nullable"),
             "Forbidden: cannot be nullable when x-kubernetes-list-type is map",
             "remove nullable from the items",
@@ -279,8 +280,8 @@ fn map_list(cx: &mut SchemaCx, obj: &Map<String, Value>, keys: &[&Value], path: 
 fn map_type(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
     let Some(mt) = obj.get("x-kubernetes-map-type").and_then(Value::as_str) else { return };
     if mt != "atomic" && mt != "granular" {
-        cx.report.error(
-            "extensions.map-type",
+        cx.report.add(
+            Rule::ExtensionsMapType,
             format!("{path}.x-kubernetes-map-type"),
             format!("Unsupported value: {mt:?}: supported values: \"atomic\", \"granular\""),
             "use atomic or granular",
@@ -289,8 +290,8 @@ fn map_type(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
     let t = type_of(obj);
     if t != "object" {
         let what = if t.is_empty() { "Required value".to_string() } else { format!("Invalid value: {t:?}") };
-        cx.report.error(
-            "extensions.map-type",
+        cx.report.add(
+            Rule::ExtensionsMapType,
             format!("{path}.type"),
             format!("{what}: must be object if x-kubernetes-map-type is specified"),
             "put x-kubernetes-map-type only on objects",

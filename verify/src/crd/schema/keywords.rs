@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use super::{Level, NodeCx, SchemaCx, is_true, type_of};
 use crate::report::quote;
+use crate::rules::Rule;
 
 /// Every key `JSONSchemaProps` knows (R2): anything else is an unknown field.
 const KNOWN: &[&str] = &[
@@ -91,16 +92,16 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
     let report = &mut *cx.report;
     for key in obj.keys() {
         if !KNOWN.contains(&key.as_str()) && n.lenient {
-            report.warning(
-                "lint.dropped-field",
+            report.add(
+                Rule::LintDroppedField,
                 format!("{path}.{key}"),
                 format!("unknown field {key:?}: the API server drops it without an error here (below items or additionalProperties it decodes schemas leniently)"),
                 "remove the key, or move it where it belongs",
             );
         } else if !KNOWN.contains(&key.as_str()) {
             let full = format!("{path}.{key}");
-            report.error(
-                "document.unknown-field",
+            report.add(
+                Rule::DocumentUnknownField,
                 full.clone(),
                 format!("strict decoding error: unknown field {full:?}"),
                 "remove the key: the only x-kubernetes-* extensions are preserve-unknown-fields, embedded-resource, int-or-string, list-type, list-map-keys, map-type and validations",
@@ -109,8 +110,8 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
     }
     for key in UNSUPPORTED {
         if obj.contains_key(*key) {
-            report.error(
-                "schema.unsupported-keyword",
+            report.add(
+                Rule::SchemaUnsupportedKeyword,
                 format!("{path}.{key}"),
                 format!("Forbidden: {key} is not supported"),
                 "inline the schema: CRD schemas cannot use $ref, definitions, dependencies, patternProperties or additionalItems",
@@ -118,16 +119,16 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
         }
     }
     if obj.contains_key("$schema") {
-        report.error(
-            "schema.unsupported-keyword",
+        report.add(
+            Rule::SchemaUnsupportedKeyword,
             path,
             "Invalid value: \"\": OpenAPIV3Schema 'schema' is not supported",
             "remove $schema",
         );
     }
     if obj.get("items").is_some_and(Value::is_array) {
-        report.error(
-            "schema.items-tuple",
+        report.add(
+            Rule::SchemaItemsTuple,
             format!("{path}.items"),
             "Forbidden: items must be a schema object and not an array",
             "give items a single schema that every element satisfies",
@@ -135,15 +136,15 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
     }
     if let Some(t) = obj.get("type") {
         match t.as_str() {
-            Some("null") => report.error(
-                "schema.type",
+            Some("null") => report.add(
+                Rule::SchemaType,
                 format!("{path}.type"),
                 "Forbidden: type cannot be set to null, use nullable as an alternative",
                 "use the value's real type with nullable: true",
             ),
             Some(s) if s.is_empty() || TYPES.contains(&s) => {}
-            _ => report.error(
-                "schema.type",
+            _ => report.add(
+                Rule::SchemaType,
                 format!("{path}.type"),
                 format!(
                     "Unsupported value: {}: supported values: \"array\", \"boolean\", \"integer\", \"number\", \"object\", \"string\"",
@@ -154,8 +155,8 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
         }
     }
     if is_true(obj, "uniqueItems") {
-        report.error(
-            "schema.unique-items",
+        report.add(
+            Rule::SchemaUniqueItems,
             format!("{path}.uniqueItems"),
             "Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
             "remove uniqueItems and set x-kubernetes-list-type: set",
@@ -165,8 +166,8 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
         && let Err(e) = regex_syntax::Parser::new().parse(pattern)
     {
         let detail = e.to_string().lines().last().unwrap_or_default().trim().to_string();
-        report.error(
-            "schema.pattern",
+        report.add(
+            Rule::SchemaPattern,
             format!("{path}.pattern"),
             format!("Invalid value: {pattern:?}: must be a valid regular expression, but isn't: {detail}"),
             "use RE2 syntax (no look-around, no back-references) and escape special characters",
@@ -175,24 +176,24 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
     let has_properties = obj.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
     let additional = obj.get("additionalProperties");
     if n.junctor.is_none() && has_properties && additional.is_some_and(|a| a.as_bool() != Some(true)) {
-        report.error(
-            "schema.additional-properties-with-properties",
+        report.add(
+            Rule::SchemaAdditionalPropertiesWithProperties,
             format!("{path}.additionalProperties"),
             "Forbidden: additionalProperties and properties are mutual exclusive",
             "use properties for a struct or additionalProperties for a map, not both",
         );
     }
     if n.level == Level::Root && n.junctor.is_none() && is_true(obj, "nullable") {
-        report.error(
-            "schema.nullable-root",
+        report.add(
+            Rule::SchemaNullableRoot,
             format!("{path}.nullable"),
             "Forbidden: nullable cannot be true at the root",
             "remove nullable from the root schema",
         );
     }
     if obj.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(false) {
-        report.error(
-            "structural.preserve-unknown-fields-false",
+        report.add(
+            Rule::StructuralPreserveUnknownFieldsFalse,
             format!("{path}.x-kubernetes-preserve-unknown-fields"),
             "Invalid value: false: must be true or undefined",
             "remove x-kubernetes-preserve-unknown-fields: false (it is the default)",
@@ -201,15 +202,15 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
     if let Some(format) = obj.get("format").and_then(Value::as_str) {
         let t = type_of(obj);
         if format.starts_with("uint") {
-            report.warning(
-                "lint.unsigned",
+            report.add(
+                Rule::LintUnsigned,
                 format!("{path}.format"),
                 format!("format {format:?} is unsigned: Kubernetes API conventions use signed int32/int64, and the API server does not recognize it"),
                 "use format: int32 or int64 with minimum: 0",
             );
         } else if !format_recognized(t, format) {
-            report.warning(
-                "schema.format",
+            report.add(
+                Rule::SchemaFormat,
                 format!("{path}.format"),
                 format!("unrecognized format {format:?} on type {t:?}: the API server ignores it when validating"),
                 "use a format the API server knows (int32/int64 on integers, float/double on numbers, date-time, uri, uuid, ... on strings), or drop it",
@@ -249,8 +250,8 @@ fn check_enum(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
             Value::Object(_) => t == "object",
         };
         if !ok {
-            cx.report.warning(
-                "schema.enum-type",
+            cx.report.add(
+                Rule::SchemaEnumType,
                 format!("{path}.enum[{i}]"),
                 format!("enum value {} does not match type {t:?}, so no object can ever use it", quote(v)),
                 "write enum values of the node's type (quote numbers for a string enum)",

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::{Level, NodeCx, SchemaCx, is_true, type_of};
+use crate::rules::Rule;
 
 pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) {
     let is_root = n.level == Level::Root;
@@ -14,15 +15,15 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
     }
     let has_default = obj.get("default").is_some_and(|d| !d.is_null());
     if has_default && n.root_meta {
-        cx.report.error(
-            "metadata.default",
+        cx.report.add(
+            Rule::MetadataDefault,
             format!("{path}.default"),
             "Forbidden: must not be set in top-level metadata",
             "remove the default; put defaults under spec",
         );
     } else if has_default && n.meta_additional {
-        cx.report.error(
-            "metadata.default",
+        cx.report.add(
+            Rule::MetadataDefault,
             format!("{path}.default"),
             "Forbidden: must not be set inside additionalProperties applying to object metadata",
             "remove the default from the labels/annotations value schema",
@@ -37,8 +38,8 @@ fn field_types(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
         let Some(field) = props.get(key).and_then(Value::as_object) else { continue };
         let t = type_of(field);
         if !t.is_empty() && t != want {
-            cx.report.error(
-                "metadata.field-type",
+            cx.report.add(
+                Rule::MetadataFieldType,
                 format!("{path}.properties[{key}].type"),
                 format!("Invalid value: {t:?}: must be {want}"),
                 &format!("declare {key} as type: {want}, or leave it out (the API server provides it)"),
@@ -75,8 +76,8 @@ fn root_metadata(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str) {
                 _ => vec![k.clone()],
             })
             .collect();
-        cx.report.error(
-            "metadata.root-restricted",
+        cx.report.add(
+            Rule::MetadataRootRestricted,
             format!("{path}.properties[metadata]"),
             format!(
                 "Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified (found {})",

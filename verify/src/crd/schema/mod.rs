@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 use crate::cel::{self, RuleSite};
 pub(crate) use crate::node::{is_true, type_of};
 use crate::report::{Report, Unbounded};
+use crate::rules::Rule;
 
 /// Where a node sits relative to its parent; decides R38's message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,8 +98,8 @@ const META_FIELDS: [&str; 3] = ["metadata", "apiVersion", "kind"];
 
 fn walk(cx: &mut SchemaCx, node: &Value, path: &str, n: &NodeCx) {
     let Some(obj) = node.as_object() else {
-        cx.report.error(
-            "schema.not-object",
+        cx.report.add(
+            Rule::SchemaNotObject,
             path,
             format!("Invalid value: {node}: must be a schema object"),
             "write the schema as a mapping such as {type: string}",

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::{Level, NodeCx, SchemaCx, is_true, type_of};
+use crate::rules::Rule;
 
 /// Keywords allowed at the root when the status subresource is enabled (R79).
 const STATUS_ROOT_KEYS: &[&str] = &[
@@ -57,8 +58,8 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
             Level::Items => "must not be empty for specified array items",
             Level::Property | Level::AdditionalProperties => "must not be empty for specified object fields",
         };
-        cx.report.error(
-            "structural.missing-type",
+        cx.report.add(
+            Rule::StructuralMissingType,
             format!("{path}.type"),
             format!("Required value: {detail}"),
             "set type (object, array, string, integer, number or boolean), or x-kubernetes-preserve-unknown-fields: true for free-form data",
@@ -66,16 +67,16 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
     }
     if n.level == Level::Root {
         if !t.is_empty() && t != "object" {
-            cx.report.error(
-                "structural.root-type",
+            cx.report.add(
+                Rule::StructuralRootType,
                 format!("{path}.type"),
                 format!("Invalid value: {t:?}: must be object at the root"),
                 "make the root schema type: object with spec and status properties",
             );
         }
         if obj.contains_key("additionalProperties") {
-            cx.report.error(
-                "structural.root-additional-properties",
+            cx.report.add(
+                Rule::StructuralRootAdditionalProperties,
                 format!("{path}.additionalProperties"),
                 "Forbidden: must not be used at the root",
                 "remove additionalProperties from the root; put maps under spec",
@@ -89,8 +90,8 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
                 .filter(|k| STATUS_ROOT_FORBIDDEN.contains(k) && !STATUS_ROOT_KEYS.contains(k))
                 .collect();
             if !extra.is_empty() {
-                cx.report.error(
-                    "subresources.status-root",
+                cx.report.add(
+                    Rule::SubresourcesStatusRoot,
                     path,
                     format!(
                         "Invalid value: {}: only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled",
@@ -102,8 +103,8 @@ pub(super) fn check(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: 
         }
     }
     if t == "array" && !obj.contains_key("items") {
-        cx.report.error(
-            "structural.missing-items",
+        cx.report.add(
+            Rule::StructuralMissingItems,
             format!("{path}.items"),
             "Required value: must be specified",
             "add items: {type: ...} describing the elements",
@@ -145,8 +146,8 @@ pub(super) fn check_in_junctor(cx: &mut SchemaCx, obj: &Map<String, Value>, path
     ];
     for (key, bad, detail) in rules {
         if bad {
-            cx.report.error(
-                "structural.junctor",
+            cx.report.add(
+                Rule::StructuralJunctor,
                 format!("{path}.{key}"),
                 format!("Forbidden: {detail}"),
                 "keep allOf/anyOf/oneOf/not to value checks (enum, pattern, format, bounds, required); declare types and extensions in the structural part of the schema",
@@ -154,8 +155,8 @@ pub(super) fn check_in_junctor(cx: &mut SchemaCx, obj: &Map<String, Value>, path
         }
     }
     if n.junctor == Some(true) && obj.get("properties").and_then(|p| p.get("metadata")).is_some() {
-        cx.report.error(
-            "structural.junctor",
+        cx.report.add(
+            Rule::StructuralJunctor,
             format!("{path}.properties[metadata]"),
             "Forbidden: must not be specified in a nested context",
             "remove metadata from the junctor; restrict metadata.name in the root properties instead",
@@ -190,8 +191,8 @@ fn nested_complete(
     v_path: &str,
 ) {
     let Some(s) = s else {
-        cx.report.error(
-            "structural.incomplete",
+        cx.report.add(
+            Rule::StructuralIncomplete,
             s_path,
             format!("Required value: because it is defined in {v_path}"),
             "declare the field (with its type) in the structural part of the schema next to the junctor",
