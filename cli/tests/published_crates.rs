@@ -87,7 +87,7 @@ fn a_project_on_rop_by_version_builds_against_the_packaged_crates() {
         .filter(|name| name.ends_with(".crate"))
         .collect();
     files.sort();
-    let expected: Vec<String> = ["rop", "rop-macros", "rop-names", "rop-testenv"]
+    let expected: Vec<String> = ["rop", "rop-core", "rop-macros", "rop-names", "rop-testenv"]
         .iter()
         .map(|name| format!("{name}-{version}.crate"))
         .collect();

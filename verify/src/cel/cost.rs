@@ -13,7 +13,7 @@ use std::collections::{BTreeSet, HashMap};
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::check::Checked;
-use super::decl::Decl;
+use super::types::Decl;
 use super::types::Type;
 
 /// A `{min, max}` range of costs or sizes; arithmetic saturates at `u64::MAX`.
@@ -125,7 +125,7 @@ impl Coster<'_> {
             node = match step.as_str() {
                 "@items" | "@values" => node.element()?,
                 // Map keys are the shared `string` declaration, whose size is 0.
-                "@keys" if matches!(node.kind, super::decl::DeclKind::Map(_)) => return Some(Range::fixed(0)),
+                "@keys" if matches!(node.kind, super::types::DeclKind::Map(_)) => return Some(Range::fixed(0)),
                 "@keys" => return None,
                 other => node.field(other)?,
             };

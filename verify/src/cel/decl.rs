@@ -16,43 +16,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::escape::escape;
-use super::types::Type;
+use super::types::{Decl, DeclKind, Type};
 
 /// The request size every unbounded estimate starts from (`DefaultMaxRequestSizeBytes`, 3 MiB).
 pub(crate) const MAX_REQUEST_SIZE: u64 = 3 * 1024 * 1024;
 
-/// One schema node's CEL declaration.
-#[derive(Debug)]
-pub(crate) struct Decl {
-    pub(crate) kind: DeclKind,
-    /// The smallest JSON a value of this node serialises to, in bytes (`MinSerializedSize`).
-    pub(crate) min_size: u64,
-    /// The most characters, bytes, items or properties a value can have (`MaxElements`); 0 for
-    /// scalars and objects.
-    pub(crate) max_elements: u64,
-    /// The keyword that would bound the node (`maxLength`, `maxItems`, `maxProperties`) when
-    /// `max_elements` is the 3 MiB default rather than a bound the schema gives.
-    pub(crate) unbounded: Option<&'static str>,
-    /// Where the node is, relative to the node the declarations start from
-    /// (`.properties[targets].items`).
-    pub(crate) location: String,
-}
-
-/// What a node holds.
-#[derive(Debug)]
-pub(crate) enum DeclKind {
-    /// `bool`, `int`, `double`, `string`, `bytes`, `duration`, `timestamp` or `dyn`.
-    Scalar(Type),
-    List(Arc<Decl>),
-    /// `map(string, V)`.
-    Map(Arc<Decl>),
-    /// An object type named `name` (`selfType.spec.template`), fields keyed by escaped name.
-    Object {
-        name: String,
-        fields: BTreeMap<String, Arc<Decl>>,
-    },
-}
-
+/// Building declarations (their type and accessors are in [`super::types`]).
 impl Decl {
     fn new(kind: DeclKind, min_size: u64, max_elements: u64) -> Decl {
         Decl { kind, min_size, max_elements, unbounded: None, location: String::new() }
@@ -68,40 +37,6 @@ impl Decl {
             self.unbounded = Some(keyword);
         }
         self
-    }
-
-    /// The CEL type of a value of this node.
-    pub(crate) fn cel_type(self: &Arc<Self>) -> Type {
-        match &self.kind {
-            DeclKind::Scalar(t) => t.clone(),
-            DeclKind::List(elem) => Type::List(Box::new(elem.cel_type())),
-            DeclKind::Map(value) => Type::Map(Box::new(Type::String), Box::new(value.cel_type())),
-            DeclKind::Object { .. } => Type::Object(super::types::ObjectRef(self.clone())),
-        }
-    }
-
-    /// The object's name, for objects.
-    pub(crate) fn object_name(&self) -> Option<&str> {
-        match &self.kind {
-            DeclKind::Object { name, .. } => Some(name),
-            _ => None,
-        }
-    }
-
-    /// The declaration of an object field, by escaped name.
-    pub(crate) fn field(&self, name: &str) -> Option<&Arc<Decl>> {
-        match &self.kind {
-            DeclKind::Object { fields, .. } => fields.get(name),
-            _ => None,
-        }
-    }
-
-    /// The element declaration of a list, or the value declaration of a map.
-    pub(crate) fn element(&self) -> Option<&Arc<Decl>> {
-        match &self.kind {
-            DeclKind::List(e) | DeclKind::Map(e) => Some(e),
-            _ => None,
-        }
     }
 }
 

@@ -228,7 +228,7 @@ fn compile(
     parsed: &IdedExpr,
     source: &SourceInfo,
     vars: &check::Variables,
-    decl: &Arc<decl::Decl>,
+    decl: &Arc<types::Decl>,
     expected: Expected,
     text: &str,
     base: &str,

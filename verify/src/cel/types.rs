@@ -1,12 +1,11 @@
 //! CEL types as the checker uses them, printed the way cel-go prints them in its messages
 //! (`checker/format.go`): `list(string)`, `map(string, int)`, `optional_type(int)`,
-//! `duration`, `null`, an object's type name.
+//! `duration`, `null`, an object's type name; and the declarations of schema nodes that object
+//! types point to.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
-
-use super::decl::Decl;
 
 /// A CEL type.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,5 +198,73 @@ pub(crate) fn substitute(t: &Type, b: &Bindings) -> Type {
         Type::Meta(e) => Type::Meta(Box::new(substitute(e, b))),
         Type::Map(k, v) => Type::Map(Box::new(substitute(k, b)), Box::new(substitute(v, b))),
         other => other.clone(),
+    }
+}
+
+/// One schema node's CEL declaration.
+#[derive(Debug)]
+pub(crate) struct Decl {
+    pub(crate) kind: DeclKind,
+    /// The smallest JSON a value of this node serialises to, in bytes (`MinSerializedSize`).
+    pub(crate) min_size: u64,
+    /// The most characters, bytes, items or properties a value can have (`MaxElements`); 0 for
+    /// scalars and objects.
+    pub(crate) max_elements: u64,
+    /// The keyword that would bound the node (`maxLength`, `maxItems`, `maxProperties`) when
+    /// `max_elements` is the 3 MiB default rather than a bound the schema gives.
+    pub(crate) unbounded: Option<&'static str>,
+    /// Where the node is, relative to the node the declarations start from
+    /// (`.properties[targets].items`).
+    pub(crate) location: String,
+}
+
+/// What a node holds.
+#[derive(Debug)]
+pub(crate) enum DeclKind {
+    /// `bool`, `int`, `double`, `string`, `bytes`, `duration`, `timestamp` or `dyn`.
+    Scalar(Type),
+    List(Arc<Decl>),
+    /// `map(string, V)`.
+    Map(Arc<Decl>),
+    /// An object type named `name` (`selfType.spec.template`), fields keyed by escaped name.
+    Object {
+        name: String,
+        fields: BTreeMap<String, Arc<Decl>>,
+    },
+}
+
+impl Decl {
+    /// The CEL type of a value of this node.
+    pub(crate) fn cel_type(self: &Arc<Self>) -> Type {
+        match &self.kind {
+            DeclKind::Scalar(t) => t.clone(),
+            DeclKind::List(elem) => Type::List(Box::new(elem.cel_type())),
+            DeclKind::Map(value) => Type::Map(Box::new(Type::String), Box::new(value.cel_type())),
+            DeclKind::Object { .. } => Type::Object(ObjectRef(self.clone())),
+        }
+    }
+
+    /// The object's name, for objects.
+    pub(crate) fn object_name(&self) -> Option<&str> {
+        match &self.kind {
+            DeclKind::Object { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The declaration of an object field, by escaped name.
+    pub(crate) fn field(&self, name: &str) -> Option<&Arc<Decl>> {
+        match &self.kind {
+            DeclKind::Object { fields, .. } => fields.get(name),
+            _ => None,
+        }
+    }
+
+    /// The element declaration of a list, or the value declaration of a map.
+    pub(crate) fn element(&self) -> Option<&Arc<Decl>> {
+        match &self.kind {
+            DeclKind::List(e) | DeclKind::Map(e) => Some(e),
+            _ => None,
+        }
     }
 }

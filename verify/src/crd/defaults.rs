@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::schema::{is_true, type_of};
+use crate::node::{is_true, type_of};
 use crate::report::{Report, quote};
 use crate::rules::Rule;
 
