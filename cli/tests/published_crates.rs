@@ -104,7 +104,8 @@ fn a_project_on_rop_by_version_builds_against_the_packaged_crates() {
     let pin = |name: &str| format!("\n[dependencies.{name}]\nversion = \"={version}\"\n\n");
     assert!(manifest("rop-macros").contains(&pin("rop-names")), "{}", manifest("rop-macros"));
     assert!(manifest("rop").contains(&pin("rop-macros")), "{}", manifest("rop"));
-    assert!(manifest("rop").contains(&pin("rop-names")), "{}", manifest("rop"));
+    assert!(manifest("rop").contains(&pin("rop-core")), "{}", manifest("rop"));
+    assert!(manifest("rop-core").contains(&pin("rop-names")), "{}", manifest("rop-core"));
     assert!(!manifest("rop").contains("path = \"../"), "{}", manifest("rop"));
 
     let dir = tmp.path().join("published-operator");

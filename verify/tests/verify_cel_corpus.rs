@@ -2,7 +2,7 @@
 //! kube-apiserver 1.37. `rop verify` must reject exactly the `rejected/` files and accept the
 //! `accepted/` twins, and for every cause the server gave, report an error at the same field
 //! whose message contains the server's (the part after the offending value, first line).
-//! `testenv/tests/verify_differential.rs` asks the live server the same questions.
+//! `verify/tests/verify_differential.rs` asks the live server the same questions.
 
 use std::path::{Path, PathBuf};
 
