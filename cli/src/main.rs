@@ -5,10 +5,12 @@
 //! a failed build); 2 the command line itself is wrong (unknown flag, missing value).
 
 mod builtin;
+mod cargo_manifest;
 mod chart;
 mod commands;
 mod names;
 mod project;
+mod rust_source;
 mod scaffold;
 mod ui;
 

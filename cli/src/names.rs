@@ -1,8 +1,10 @@
 //! Names a user types on the command line, checked before anything is planned.
 //!
 //! Rules: project names are DNS-1123 labels (they prefix Kubernetes object names); groups are
-//! DNS-1123 subdomains and, joined with the domain, form the API group; versions are DNS-1035
-//! labels; kinds are UpperCamelCase (Kubernetes API conventions).
+//! DNS-1123 subdomains and, joined with the domain, form the API group; versions and plurals
+//! are DNS-1035 labels; kinds are UpperCamelCase (Kubernetes API conventions). The formats
+//! themselves are `rop::names`' (apimachinery's), shared with the derive and `rop verify`; this
+//! module adds what a user typed wrong and what to type instead.
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
@@ -89,11 +91,11 @@ pub fn check_group(group: &str, domain: &str) -> Result<(), NameError> {
 
 /// Checks a version (DNS-1035 label), e.g. `v1alpha1`.
 pub fn check_version(version: &str) -> Result<(), NameError> {
-    if dns_label(version) && version.starts_with(|c: char| c.is_ascii_lowercase()) {
+    if rop::names::is_dns1035_label(version) {
         Ok(())
     } else {
         let lower = version.to_lowercase();
-        let hint = if lower != version && dns_label(&lower) && lower.starts_with(|c: char| c.is_ascii_lowercase()) {
+        let hint = if lower != version && rop::names::is_dns1035_label(&lower) {
             format!(": use --version {lower}")
         } else {
             ", e.g. --version v1alpha1".to_string()
@@ -196,7 +198,7 @@ const RUST_KEYWORDS: [&str; 51] = [
 
 /// Checks a plural (lower-case DNS-1035 label), e.g. `memcacheds`.
 pub fn check_plural(plural: &str) -> Result<(), NameError> {
-    if dns_label(plural) && plural.starts_with(|c: char| c.is_ascii_lowercase()) {
+    if rop::names::is_dns1035_label(plural) {
         Ok(())
     } else {
         Err(NameError(format!(

@@ -6,6 +6,8 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
+use crate::builtin::Builtin;
+
 /// File name of the project configuration at the project root.
 pub const FILE: &str = "PROJECT";
 
@@ -67,7 +69,7 @@ pub struct Resource {
 impl Resource {
     /// A new entry for built-in kind `b`, with `group` as given on the command line (`core` for
     /// the core group): no types, no controller, no webhooks yet.
-    pub fn builtin(group: &str, version: &str, kind: &str, b: &crate::builtin::Builtin) -> Resource {
+    pub fn builtin(group: &str, version: &str, kind: &str, b: &Builtin) -> Resource {
         Resource {
             group: group.into(),
             version: version.into(),
@@ -163,33 +165,6 @@ impl Project {
         Ok(project)
     }
 
-    /// Checks that the tree still holds what PROJECT records: the types file of every
-    /// resource with an api and the controller file of every resource with a controller.
-    ///
-    /// # Errors
-    /// The first recorded file that is missing, with how to repair the contradiction.
-    pub fn check_tree(&self, root: &Path) -> anyhow::Result<()> {
-        for r in &self.resources {
-            let k = crate::scaffold::resource::KindNames::of(self, r);
-            let mut files = Vec::new();
-            if r.api.is_some() {
-                files.push(format!("{}/{}.rs", k.api_dir(), k.snake));
-            }
-            if r.controller {
-                files.push(format!("src/controller/{}.rs", k.controller_module()));
-            }
-            if let Some(missing) = files.iter().find(|f| !root.join(f).is_file()) {
-                bail!(
-                    "{FILE} lists {}/{} {} but {missing} is missing: restore it from version control, or remove the resource from {FILE}",
-                    r.group,
-                    r.version,
-                    r.kind
-                );
-            }
-        }
-        Ok(())
-    }
-
     /// The file's text: a header comment, then the YAML.
     pub fn to_text(&self) -> String {
         format!("{HEADER}{}", serde_yaml::to_string(self).expect("a Project always serialises"))
@@ -209,5 +184,80 @@ impl Project {
     /// The built-in kind `group`/`version`/`kind` if the project lists it (for its webhooks).
     pub fn find_core(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
         self.resources.iter().find(|r| r.core && r.group == group && r.version == version && r.kind == kind)
+    }
+
+    /// The entry of kind version `group`/`version`/`kind`, a built-in kind's if `core`, for
+    /// changing.
+    pub fn find_mut(&mut self, core: bool, group: &str, version: &str, kind: &str) -> Option<&mut Resource> {
+        self.resources.iter_mut().find(|r| r.core == core && r.group == group && r.version == version && r.kind == kind)
+    }
+
+    /// A new project's configuration (`rop init`), with nothing scaffolded yet.
+    pub fn new(domain: &str, project_name: &str, repo: &str, multigroup: bool, namespaced: bool) -> Project {
+        Project {
+            version: "3".into(),
+            layout: vec![LAYOUT.into()],
+            domain: domain.into(),
+            project_name: project_name.into(),
+            repo: repo.into(),
+            multigroup,
+            namespaced,
+            resources: vec![],
+            plugins: Default::default(),
+        }
+    }
+
+    /// The index of the entry for `group`/`version`/`kind` (a kind of this project or a
+    /// built-in one).
+    pub fn position(&self, group: &str, version: &str, kind: &str) -> Option<usize> {
+        self.resources.iter().position(|r| r.group == group && r.version == version && r.kind == kind)
+    }
+
+    /// Records the types of kind `kind` in `group`/`version` (`create api`), its root type at
+    /// the Rust `path`: a new entry, or one that replaces the entry the kind version has,
+    /// keeping its controller (the entry has one if either had) and its webhooks.
+    pub fn record_api(
+        &mut self,
+        (group, version, kind): (&str, &str, &str),
+        plural: &str,
+        path: String,
+        api: Api,
+        controller: bool,
+    ) {
+        let existing = self.find(group, version, kind);
+        let resource = Resource {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            domain: self.domain.clone(),
+            plural: plural.into(),
+            path,
+            api: Some(api),
+            controller: controller || existing.is_some_and(|r| r.controller),
+            core: false,
+            webhooks: existing.and_then(|r| r.webhooks.clone()),
+        };
+        match self.position(group, version, kind) {
+            Some(i) => self.resources[i] = resource,
+            None => self.resources.push(resource),
+        }
+    }
+
+    /// Lists built-in kind `b` as `group`/`version`/`kind` (`core` for the core group) if it
+    /// is not yet, and returns its entry for changing: a built-in kind is in PROJECT for its
+    /// controller or its webhooks.
+    pub fn list_builtin(&mut self, group: &str, version: &str, kind: &str, b: &Builtin) -> &mut Resource {
+        let at = match self
+            .resources
+            .iter()
+            .position(|r| r.core && r.group == group && r.version == version && r.kind == kind)
+        {
+            Some(at) => at,
+            None => {
+                self.resources.push(Resource::builtin(group, version, kind, b));
+                self.resources.len() - 1
+            }
+        };
+        &mut self.resources[at]
     }
 }

@@ -6,10 +6,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use super::args::KindArgs;
 use super::create_api::{self, CreateApiArgs};
 use super::create_webhook::{self, CreateWebhookArgs};
 use super::init::{self, Settings};
+use crate::cargo_manifest::{self, RopDependency};
 use crate::project::{Project, Resource};
+use crate::scaffold::kind::KindNames;
 use crate::scaffold::{deploy_image, resource};
 use crate::ui;
 
@@ -28,22 +31,14 @@ pub struct AlphaGenerateArgs {
 }
 
 /// The `rop = ...` dependency of the input project's workspace Cargo.toml.
-fn rop_dependency(input: &Path) -> anyhow::Result<String> {
-    let cargo =
-        std::fs::read_to_string(input.join("Cargo.toml")).context("cannot read the input project's Cargo.toml")?;
-    cargo
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("rop = ").map(str::to_string))
-        .ok_or_else(|| anyhow::anyhow!("Cargo.toml of the input project has no `rop = ...` workspace dependency: add it back, e.g. rop = {{ version = \"0.1\" }}"))
+fn rop_dependency(input: &Path) -> anyhow::Result<RopDependency> {
+    let manifest = cargo_manifest::read(input).context("cannot read the input project's Cargo.toml")?;
+    RopDependency::of(&manifest).ok_or_else(|| anyhow::anyhow!("Cargo.toml of the input project has no `rop = ...` workspace dependency: add it back, e.g. rop = {{ version = \"0.1\" }}"))
 }
 
 /// The SPDX license of the input project's crates, or empty.
 fn license(input: &Path) -> String {
-    let cargo = std::fs::read_to_string(input.join("Cargo.toml")).unwrap_or_default();
-    cargo
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("license = \"").and_then(|rest| rest.strip_suffix('"')).map(str::to_string))
-        .unwrap_or_default()
+    cargo_manifest::read(input).ok().and_then(|m| cargo_manifest::workspace_package(&m, "license")).unwrap_or_default()
 }
 
 /// Runs `rop alpha generate`.
@@ -99,14 +94,12 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
     for r in &project.resources {
         if !r.core {
             let mut current = Project::load(output)?;
-            current.multigroup = resource::KindNames::of(project, r).multigroup;
+            current.multigroup = KindNames::of(project, r).multigroup;
             std::fs::write(output.join(crate::project::FILE), current.to_text())?;
             ui::detail(&format!("replaying create api --group {} --version {} --kind {}", r.group, r.version, r.kind));
             let image = deploy_image::recorded(project, &r.group, &r.version, &r.kind)?;
             let replay = CreateApiArgs {
-                group: r.group.clone(),
-                version: r.version.clone(),
-                kind: r.kind.clone(),
+                api: KindArgs::new(&r.group, &r.version, &r.kind),
                 plural: Some(r.plural.clone()),
                 namespaced: r.api.as_ref().is_none_or(|a| a.namespaced),
                 resource: r.api.is_some(),
@@ -126,9 +119,7 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
                 r.group, r.version, r.kind
             ));
             let replay = CreateApiArgs {
-                group: r.group.clone(),
-                version: r.version.clone(),
-                kind: r.kind.clone(),
+                api: KindArgs::new(&r.group, &r.version, &r.kind),
                 plural: None,
                 namespaced: true,
                 resource: false,
@@ -172,9 +163,7 @@ fn replay_webhooks(output: &Path, r: &Resource) -> anyhow::Result<()> {
     let Some(w) = &r.webhooks else { return Ok(()) };
     ui::detail(&format!("replaying create webhook --group {} --version {} --kind {}", r.group, r.version, r.kind));
     let replay = CreateWebhookArgs {
-        group: r.group.clone(),
-        version: r.version.clone(),
-        kind: r.kind.clone(),
+        api: KindArgs::new(&r.group, &r.version, &r.kind),
         defaulting: w.defaulting,
         programmatic_validation: w.validation,
         conversion: w.conversion,

@@ -5,13 +5,15 @@ use std::path::Path;
 
 use anyhow::bail;
 
+use super::args::KindArgs;
 use crate::builtin::{self, Builtin};
 use crate::names;
-use crate::project::{self, Api, Project, Resource};
+use crate::project::{self, Api, Project};
 use crate::scaffold::builtin_marker;
 use crate::scaffold::deploy_image::{self, DeployImage};
+use crate::scaffold::kind::KindNames;
 use crate::scaffold::plan::{self, IfExists, Plan};
-use crate::scaffold::resource::{self, KindNames, ResourceScaffold};
+use crate::scaffold::resource::{self, ApiOptions};
 use crate::scaffold::templates::Templates;
 use crate::ui;
 
@@ -23,18 +25,15 @@ fn bool_flag() -> clap::builder::ValueParser {
 /// Flags of `rop create api`.
 #[derive(Debug, clap::Args)]
 #[command(
+    mut_arg("group", |a| a.help("API group without the domain, e.g. `cache` (the CRD's group is `cache.<domain>`)")),
+    // `mut_arg` moves an argument to the end of the usage line: all three, to keep their order.
+    mut_arg("version", |a| a),
+    mut_arg("kind", |a| a.help("Kind, UpperCamelCase, e.g. `Memcached`")),
     after_help = "Example:\n  rop create api --group cache --version v1alpha1 --kind Memcached\n\nExample, a controller that runs an image as a Deployment per object:\n  rop create api --group cache --version v1alpha1 --kind Memcached \\\n      --image memcached:1.6.26-alpine --image-container-port 11211 \\\n      --image-container-command memcached,-m=64,-o,modern,-v --run-as-user 1001\n\nExample, a controller for a kind Kubernetes serves:\n  rop create api --group core --version v1 --kind ServiceAccount --resource=false"
 )]
 pub struct CreateApiArgs {
-    /// API group without the domain, e.g. `cache` (the CRD's group is `cache.<domain>`).
-    #[arg(long)]
-    pub group: String,
-    /// API version, e.g. `v1alpha1`.
-    #[arg(long)]
-    pub version: String,
-    /// Kind, UpperCamelCase, e.g. `Memcached`.
-    #[arg(long)]
-    pub kind: String,
+    #[command(flatten)]
+    pub api: KindArgs,
     /// Plural resource name (default: the English plural of the lower-cased kind).
     #[arg(long)]
     pub plural: Option<String>,
@@ -89,43 +88,43 @@ impl CreateApiArgs {
 }
 
 fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
-    names::check_group(&args.group, &project.domain)?;
-    names::check_version(&args.version)?;
-    if let Some(warning) = names::version_warning(&args.version) {
+    names::check_group(&args.api.group, &project.domain)?;
+    names::check_version(&args.api.version)?;
+    if let Some(warning) = names::version_warning(&args.api.version) {
         ui::warning(&warning);
     }
-    names::check_kind(&args.kind)?;
-    let lower = args.kind.to_lowercase();
+    names::check_kind(&args.api.kind)?;
+    let lower = args.api.kind.to_lowercase();
     let plural = args.plural.clone().unwrap_or_else(|| names::pluralize(&lower));
     names::check_plural(&plural)?;
     if !args.resource && !args.controller {
         bail!("--resource=false and --controller=false leave nothing to scaffold: drop one of them");
     }
-    let builtin_group = if args.group == "core" { "" } else { args.group.as_str() };
+    let builtin_group = if args.api.group == "core" { "" } else { args.api.group.as_str() };
     if !args.resource
-        && project.find(&args.group, &args.version, &args.kind).is_none()
+        && project.find(&args.api.group, &args.api.version, &args.api.kind).is_none()
         && builtin::KINDS.iter().any(|b| b.group == builtin_group)
     {
         bail!(
             "{}/{} {} is not a built-in kind rop scaffolds controllers for; it knows {}",
-            args.group,
-            args.version,
-            args.kind,
+            args.api.group,
+            args.api.version,
+            args.api.kind,
             builtin::listed()
         );
     }
     if !project.multigroup
-        && let Some(other) = project.resources.iter().find(|r| !r.core && r.group != args.group)
+        && let Some(other) = project.resources.iter().find(|r| !r.core && r.group != args.api.group)
     {
         bail!(
             "this project already has group \"{}\" and is not multigroup: use --group {}, or run `rop edit --multigroup` first to add group \"{}\"",
             other.group,
             other.group,
-            args.group
+            args.api.group
         );
     }
-    for r in project.resources.iter().filter(|r| !r.core && r.group == args.group) {
-        if r.kind == args.kind && r.plural != plural {
+    for r in project.resources.iter().filter(|r| !r.core && r.group == args.api.group) {
+        if r.kind == args.api.kind && r.plural != plural {
             bail!(
                 "kind {} already has plural \"{}\" in version {}: every version of a kind has the same plural, use --plural {}",
                 r.kind,
@@ -134,15 +133,15 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
                 r.plural
             );
         }
-        if r.kind != args.kind && r.plural == plural {
+        if r.kind != args.api.kind && r.plural == plural {
             bail!(
                 "plural \"{plural}\" is already the plural of kind {} in group {}: pass another --plural",
                 r.kind,
                 r.full_group()
             );
         }
-        if r.kind == args.kind
-            && r.version != args.version
+        if r.kind == args.api.kind
+            && r.version != args.api.version
             && let Some(api) = &r.api
             && api.namespaced != args.namespaced
         {
@@ -155,44 +154,43 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
             );
         }
     }
-    let existing = project.find(&args.group, &args.version, &args.kind);
+    let existing = project.find(&args.api.group, &args.api.version, &args.api.kind);
     if existing.is_some() && args.resource && !args.force {
         bail!(
             "API {}/{} {} already exists in PROJECT: pass --force to scaffold its types and controller again (their edits are lost)",
-            args.group,
-            args.version,
-            args.kind
+            args.api.group,
+            args.api.version,
+            args.api.kind
         );
     }
     if args.controller && !args.force && existing.is_some_and(|r| r.controller) {
         bail!(
             "{}/{} {} already has a controller: pass --force to scaffold it again (its edits are lost)",
-            args.group,
-            args.version,
-            args.kind
+            args.api.group,
+            args.api.version,
+            args.api.kind
         );
     }
     if !args.resource && existing.and_then(|r| r.api.as_ref()).is_none() {
         bail!(
             "--resource=false needs existing types for {}/{} {}: run `rop create api` without --resource=false first",
-            args.group,
-            args.version,
-            args.kind
+            args.api.group,
+            args.api.version,
+            args.api.kind
         );
     }
     if args.controller
-        && let Some(other) = project
-            .resources
-            .iter()
-            .find(|r| r.group == args.group && r.kind == args.kind && r.version != args.version && r.controller)
+        && let Some(other) = project.resources.iter().find(|r| {
+            r.group == args.api.group && r.kind == args.api.kind && r.version != args.api.version && r.controller
+        })
     {
         bail!(
             "kind {} already has a controller (scaffolded with version {}): one controller reconciles every version, pass --controller=false",
-            args.kind,
+            args.api.kind,
             other.version
         );
     }
-    Ok(KindNames::new(project, &args.group, &args.version, &args.kind, &plural))
+    Ok(KindNames::new(project, &args.api.group, &args.api.version, &args.api.kind, &plural))
 }
 
 /// Runs `rop create api` in the project at `root`.
@@ -206,30 +204,27 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let mut project = Project::load(root)?;
     project.check_tree(root)?;
     if image.is_some()
-        && let Some(other) =
-            project.resources.iter().find(|r| r.group == args.group && r.kind == args.kind && r.version != args.version)
+        && let Some(other) = project
+            .resources
+            .iter()
+            .find(|r| r.group == args.api.group && r.kind == args.api.kind && r.version != args.api.version)
     {
         bail!(
             "--image scaffolds a kind's controller, and kind {} already has version {}: create {} without --image",
-            args.kind,
+            args.api.kind,
             other.version,
-            args.version
+            args.api.version
         );
     }
     if !args.resource
-        && let Some(b) = builtin::find(&args.group, &args.version, &args.kind)
+        && let Some(b) = builtin::find(&args.api.group, &args.api.version, &args.api.kind)
     {
         return create_builtin_controller(root, args, project, b);
     }
     let k = check(&project, args)?;
-    let api_crate = project.api_crate();
     // The first version of a kind is its storage version; later versions leave it there.
     let other_versions =
         project.resources.iter().any(|r| r.group == k.group && r.kind == k.kind && r.version != k.version);
-    let mut context = k.context(&project, args.namespaced, !other_versions, &resource::header_of(root));
-    if let Some(image) = &image {
-        image.add_to(&mut context, &k);
-    }
     if args.resource && other_versions && !args.dry_run {
         ui::warning(&format!(
             "{}/{}.rs starts from the template, not from the kind's other versions: copy the fields over, and keep the versions convertible: {}",
@@ -250,28 +245,19 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
         ));
     }
     let mut plan = Plan::new(root);
-    let exists = |path: &str| root.join(path).is_file();
-    let scaffold = resource::describe(&project, &k, args.resource, args.controller, &exists);
-    let template = |name: &str| image.as_ref().map_or(name.to_string(), |image| image.template(name).to_string());
-    apply(&mut plan, &Templates::load(root)?, &context, &scaffold, args.force, &template)?;
-
-    let resource = Resource {
-        group: k.group.clone(),
-        version: k.version.clone(),
-        kind: k.kind.clone(),
-        domain: project.domain.clone(),
-        plural: k.plural.clone(),
-        path: format!("{api_crate}::{}::{}", k.api_module(), k.kind),
-        api: Some(Api { crd_version: "v1".into(), namespaced: args.namespaced }),
-        controller: args.controller
-            || project.find(&k.group, &k.version, &k.kind).map(|r| r.controller).unwrap_or(false),
-        core: false,
-        webhooks: project.find(&k.group, &k.version, &k.kind).and_then(|r| r.webhooks.clone()),
+    let options = ApiOptions {
+        resource: args.resource,
+        controller: args.controller,
+        namespaced: args.namespaced,
+        storage: !other_versions,
+        image: image.as_ref(),
+        header: &resource::header_of(root),
     };
-    match project.resources.iter_mut().find(|r| r.group == k.group && r.version == k.version && r.kind == k.kind) {
-        Some(existing) => *existing = resource,
-        None => project.resources.push(resource),
-    }
+    plan.apply(&resource::describe(&project, &k, &options), &Templates::load(root)?)?;
+
+    let path = format!("{}::{}::{}", project.api_crate(), k.api_module(), k.kind);
+    let api = Api { crd_version: "v1".into(), namespaced: args.namespaced };
+    project.record_api((&k.group, &k.version, &k.kind), &k.plural, path, api, args.controller);
     if args.resource {
         deploy_image::record(&mut project, &k, image.as_ref())?;
     }
@@ -280,26 +266,6 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     let Some(changes) = plan.finish(args.force, args.dry_run, "rop create api would write")? else { return Ok(()) };
     ui::info(&plan::summary(&changes));
     ui::info(&format!("Next: edit {}/{}.rs, then run `make manifests`", k.api_dir(), k.snake));
-    Ok(())
-}
-
-/// Renders the files of `scaffold` (each template as `template` names it) and makes its
-/// insertions, into `plan`.
-fn apply(
-    plan: &mut Plan,
-    templates: &Templates,
-    context: &tera::Context,
-    scaffold: &ResourceScaffold,
-    force: bool,
-    template: &dyn Fn(&str) -> String,
-) -> anyhow::Result<()> {
-    for f in &scaffold.files {
-        let if_exists = if f.user_owned && !force { IfExists::Refuse } else { IfExists::Overwrite };
-        plan.file(&f.path, templates.render(&template(&f.template), context)?, if_exists);
-    }
-    for i in &scaffold.inserts {
-        resource::insert_into(plan, i)?;
-    }
     Ok(())
 }
 
@@ -312,31 +278,31 @@ fn create_builtin_controller(
     mut project: Project,
     b: &Builtin,
 ) -> anyhow::Result<()> {
-    let (group, version, kind) = (&args.group, &args.version, &args.kind);
+    let (group, version, kind) = (&args.api.group, &args.api.version, &args.api.kind);
     if let Some(plural) = &args.plural
         && plural != b.plural
     {
         bail!("the plural of {kind} is \"{}\" ({} says so): drop --plural {plural}", b.plural, b.object);
     }
-    let existing = project.find_core(group, version, kind).cloned();
-    if existing.as_ref().is_some_and(|r| r.controller) && !args.force {
+    if project.find_core(group, version, kind).is_some_and(|r| r.controller) && !args.force {
         bail!(
             "{group}/{version} {kind} already has a controller: pass --force to scaffold it again (its edits are lost)"
         );
     }
-    let mut resource = existing.unwrap_or_else(|| Resource::builtin(group, version, kind, b));
+    let resource = project.list_builtin(group, version, kind, b);
     resource.controller = true;
-    match project.resources.iter_mut().find(|r| r.core && r.group == *group && r.version == *version && r.kind == *kind)
-    {
-        Some(listed) => *listed = resource.clone(),
-        None => project.resources.push(resource.clone()),
-    }
+    let resource = resource.clone();
     let k = KindNames::of(&project, &resource);
-    let context = k.context(&project, b.namespaced(), true, &resource::header_of(root));
     let mut plan = Plan::new(root);
-    let exists = |path: &str| root.join(path).is_file();
-    let scaffold = resource::describe(&project, &k, false, true, &exists);
-    apply(&mut plan, &Templates::load(root)?, &context, &scaffold, args.force, &|name| name.to_string())?;
+    let options = ApiOptions {
+        resource: false,
+        controller: true,
+        namespaced: b.namespaced(),
+        storage: true,
+        image: None,
+        header: &resource::header_of(root),
+    };
+    plan.apply(&resource::describe(&project, &k, &options), &Templates::load(root)?)?;
     let mut marker_file = plan.current(builtin_marker::FILE)?.unwrap_or_default();
     for attribute in builtin_marker::CONTROLLER {
         marker_file = builtin_marker::add_attribute(&marker_file, &k, attribute)?;
@@ -349,7 +315,7 @@ fn create_builtin_controller(
     ui::info(&format!(
         "Next: fill in src/controller/{}.rs, name what it owns or watches in #[rop(...)] on {} in {}, then run `make manifests`",
         k.controller_module(),
-        builtin_marker::target(&k),
+        k.marker_type(),
         builtin_marker::FILE
     ));
     Ok(())

@@ -6,32 +6,31 @@ use std::path::Path;
 
 use anyhow::bail;
 
+use super::args::KindArgs;
 use crate::builtin;
 use crate::names;
 use crate::project::{self, Project, Resource, Webhooks};
 use crate::scaffold::builtin_marker;
+use crate::scaffold::kind::KindNames;
 use crate::scaffold::plan::{self, IfExists, Plan};
-use crate::scaffold::resource::{self, KindNames};
+use crate::scaffold::resource;
+use crate::scaffold::spec::Scaffold;
 use crate::scaffold::templates::Templates;
-use crate::scaffold::webhook::{self, WebhookScaffold};
+use crate::scaffold::webhook;
 use crate::ui;
 
 /// Flags of `rop create webhook`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:
+#[command(
+    mut_arg("version", |a| a.help("API version of the kind the webhooks are for, e.g. `v1`; with --conversion, the hub")),
+    mut_arg("kind", |a| a.help("Kind, e.g. `Memcached`; it must have been created with `rop create api`")),
+    after_help = "Example:
   rop create webhook --group cache --version v1alpha1 --kind Memcached \\
       --defaulting --programmatic-validation
   rop create webhook --group cache --version v1 --kind Memcached --conversion --spoke v1alpha1,v2")]
 pub struct CreateWebhookArgs {
-    /// API group without the domain, e.g. `cache`.
-    #[arg(long)]
-    pub group: String,
-    /// API version of the kind the webhooks are for, e.g. `v1`; with --conversion, the hub.
-    #[arg(long)]
-    pub version: String,
-    /// Kind, e.g. `Memcached`; it must have been created with `rop create api`.
-    #[arg(long)]
-    pub kind: String,
+    #[command(flatten)]
+    pub api: KindArgs,
     /// A defaulting (mutating) webhook: a `Defaulter` that fills in fields.
     #[arg(long)]
     pub defaulting: bool,
@@ -83,28 +82,30 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
     if !args.defaulting && !args.programmatic_validation && !args.conversion {
         bail!("rop create webhook needs at least one of --defaulting, --programmatic-validation and --conversion");
     }
-    if args.conversion && builtin::find(&args.group, &args.version, &args.kind).is_some() {
+    if args.conversion && builtin::find(&args.api.group, &args.api.version, &args.api.kind).is_some() {
         bail!(
             "{} is a built-in kind: the API server converts its versions itself; --conversion is for kinds of this project",
-            args.kind
+            args.api.kind
         );
     }
     if args.conversion && args.spoke.is_empty() {
         let others: Vec<&str> = project
             .resources
             .iter()
-            .filter(|r| !r.core && r.group == args.group && r.kind == args.kind && r.version != args.version)
+            .filter(|r| {
+                !r.core && r.group == args.api.group && r.kind == args.api.kind && r.version != args.api.version
+            })
             .map(|r| r.version.as_str())
             .collect();
         if others.is_empty() {
             bail!(
                 "--conversion needs --spoke with the other versions of {}, and it has none yet: add one with `rop create api --group {} --version <version> --kind {} --controller=false`",
-                args.kind,
-                args.group,
-                args.kind
+                args.api.kind,
+                args.api.group,
+                args.api.kind
             );
         }
-        bail!("--conversion needs --spoke with the other versions of {}: --spoke {}", args.kind, others.join(","));
+        bail!("--conversion needs --spoke with the other versions of {}: --spoke {}", args.api.kind, others.join(","));
     }
     match (&args.defaulting_path, args.defaulting) {
         (Some(_), false) => bail!("--defaulting-path is for a defaulting webhook: add --defaulting, or drop it"),
@@ -118,33 +119,33 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
         (Some(path), true) => check_path("--validation-path", path)?,
         _ => {}
     }
-    let custom = project.find(&args.group, &args.version, &args.kind).filter(|r| r.api.is_some());
-    let resource = match (custom, builtin::find(&args.group, &args.version, &args.kind)) {
+    let custom = project.find(&args.api.group, &args.api.version, &args.api.kind).filter(|r| r.api.is_some());
+    let resource = match (custom, builtin::find(&args.api.group, &args.api.version, &args.api.kind)) {
         (Some(resource), _) => resource.clone(),
         (None, Some(b)) => {
             if args.conversion {
                 bail!(
                     "{} is a built-in kind: the API server converts its versions itself; --conversion is for kinds of this project",
-                    args.kind
+                    args.api.kind
                 );
             }
             project
-                .find_core(&args.group, &args.version, &args.kind)
+                .find_core(&args.api.group, &args.api.version, &args.api.kind)
                 .cloned()
-                .unwrap_or_else(|| Resource::builtin(&args.group, &args.version, &args.kind, b))
+                .unwrap_or_else(|| Resource::builtin(&args.api.group, &args.api.version, &args.api.kind, b))
         }
         (None, None) => {
-            names::check_group(&args.group, &project.domain)?;
-            names::check_version(&args.version)?;
-            names::check_kind(&args.kind)?;
+            names::check_group(&args.api.group, &project.domain)?;
+            names::check_version(&args.api.version)?;
+            names::check_kind(&args.api.kind)?;
             bail!(
                 "no API {}/{} {} in PROJECT: webhooks are for kinds created with rop (run `rop create api --group {} --version {} --kind {}` first) and for the built-in kinds {}",
-                args.group,
-                args.version,
-                args.kind,
-                args.group,
-                args.version,
-                args.kind,
+                args.api.group,
+                args.api.version,
+                args.api.kind,
+                args.api.group,
+                args.api.version,
+                args.api.kind,
                 builtin::listed()
             );
         }
@@ -160,9 +161,9 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
         if asked && has && !args.force {
             bail!(
                 "{}/{} {} already has a {which} webhook: pass --force with {flag} to scaffold that one again (its edits are lost; other webhook types keep theirs)",
-                args.group,
-                args.version,
-                args.kind
+                args.api.group,
+                args.api.version,
+                args.api.kind
             );
         }
     }
@@ -171,26 +172,26 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
     }
     for spoke in &args.spoke {
         names::check_version(spoke)?;
-        if spoke == &args.version {
-            bail!("--spoke {spoke} is the hub version itself: list the other versions of {}", args.kind);
+        if spoke == &args.api.version {
+            bail!("--spoke {spoke} is the hub version itself: list the other versions of {}", args.api.kind);
         }
-        if project.find(&args.group, spoke, &args.kind).and_then(|r| r.api.as_ref()).is_none() {
+        if project.find(&args.api.group, spoke, &args.api.kind).and_then(|r| r.api.as_ref()).is_none() {
             bail!(
                 "--spoke {spoke}: {} has no version {spoke} in PROJECT; create it first with `rop create api --group {} --version {spoke} --kind {} --controller=false`",
-                args.kind,
-                args.group,
-                args.kind
+                args.api.kind,
+                args.api.group,
+                args.api.kind
             );
         }
         if let Some(other) = project.resources.iter().find(|r| {
-            r.group == args.group
-                && r.kind == args.kind
-                && r.version != args.version
+            r.group == args.api.group
+                && r.kind == args.api.kind
+                && r.version != args.api.version
                 && r.webhooks.as_ref().is_some_and(|w| w.conversion)
         }) {
             bail!(
                 "{} already converts through hub {}: a kind has one hub, pass --version {}",
-                args.kind,
+                args.api.kind,
                 other.version,
                 other.version
             );
@@ -224,20 +225,12 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
     Ok((resource, new, all))
 }
 
-/// Whether the types file of `r` (under `root`) marks its version `storage` in a `#[rop(...)]`.
+/// Whether the types file of `r` (under `root`) marks its version `storage` in a `#[rop(...)]`;
+/// `None` when it cannot be read or parsed.
 fn marked_storage(root: &Path, project: &Project, r: &Resource) -> Option<bool> {
     let k = KindNames::of(project, r);
     let text = std::fs::read_to_string(root.join(format!("{}/{}.rs", k.api_dir(), k.snake))).ok()?;
-    let mut rest = text.as_str();
-    while let Some(at) = rest.find("#[rop(") {
-        let attribute = &rest[at..];
-        let end = attribute.find(")]").unwrap_or(attribute.len());
-        if attribute[..end].split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|w| w == "storage") {
-            return Some(true);
-        }
-        rest = &attribute[end..];
-    }
-    Some(false)
+    crate::rust_source::rop_flag(&text, "storage")
 }
 
 /// Refuses a hub that is not the kind's storage version (the conversion webhook converts
@@ -306,30 +299,16 @@ fn like_line(line: &str, content: &str) -> String {
     format!("{indent}{content}{ending}")
 }
 
-/// Applies `scaffold` to `plan`: user-owned files refused if present (or replaced with
-/// `force`), shared files written once, fragments at their markers, attributes on the spec.
+/// Applies `scaffold` to `plan`: its files and fragments, then its attributes on the type
+/// `anchor` declares in `types_file`.
 pub fn apply(
     plan: &mut Plan,
-    scaffold: &WebhookScaffold,
+    scaffold: &Scaffold,
+    templates: &Templates,
     types_file: &str,
     anchor: &str,
-    force: bool,
 ) -> anyhow::Result<()> {
-    for f in &scaffold.files {
-        let exists = plan.current(&f.path)?.is_some();
-        match (f.user_owned, exists) {
-            (_, false) => plan.file(&f.path, f.content.clone(), IfExists::Refuse),
-            (true, true) => {
-                let if_exists = if force { IfExists::Overwrite } else { IfExists::Refuse };
-                plan.file(&f.path, f.content.clone(), if_exists);
-            }
-            // Shared files (the Service, the certificates, the manager patch) are kept.
-            (false, true) => {}
-        }
-    }
-    for i in &scaffold.inserts {
-        resource::insert_into(plan, i)?;
-    }
+    plan.apply(scaffold, templates)?;
     if !scaffold.attributes.is_empty() {
         let current =
             plan.current(types_file)?.ok_or_else(|| anyhow::anyhow!("{types_file} is missing: restore it"))?;
@@ -348,8 +327,10 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     let mut project = Project::load(root)?;
     project.check_tree(root)?;
     let (resource, new, all) = check(root, &project, args)?;
-    if resource.core && project.find_core(&resource.group, &resource.version, &resource.kind).is_none() {
-        project.resources.push(resource.clone());
+    if resource.core
+        && let Some(b) = builtin::find(&resource.group, &resource.version, &resource.kind)
+    {
+        project.list_builtin(&resource.group, &resource.version, &resource.kind, b);
     }
     let k = KindNames::of(&project, &resource);
     if resource.core && !args.dry_run {
@@ -386,11 +367,10 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     if !fresh_module {
         scaffold.files.retain(|f| f.path != module_file);
     }
-    apply(&mut plan, &scaffold, &types_file, &anchor, args.force)?;
+    apply(&mut plan, &scaffold, &templates, &types_file, &anchor)?;
 
-    if let Some(r) = project.resources.iter_mut().find(|r| {
-        r.core == resource.core && r.group == resource.group && r.version == resource.version && r.kind == resource.kind
-    }) {
+    let (group, version, kind) = (&resource.group, &resource.version, &resource.kind);
+    if let Some(r) = project.find_mut(resource.core, group, version, kind) {
         r.webhooks = Some(all);
     }
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);

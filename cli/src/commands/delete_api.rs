@@ -7,12 +7,14 @@ use std::path::Path;
 
 use anyhow::bail;
 
+use super::args::KindArgs;
 use crate::project::{self, Project};
 use crate::scaffold::builtin_marker;
 use crate::scaffold::deploy_image;
+use crate::scaffold::kind::KindNames;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
-use crate::scaffold::resource::{self, KindNames};
+use crate::scaffold::resource::{self, ApiOptions};
 use crate::scaffold::templates::Templates;
 use crate::ui;
 
@@ -20,15 +22,8 @@ use crate::ui;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  rop delete api --group cache --version v1alpha1 --kind Memcached --dry-run")]
 pub struct DeleteApiArgs {
-    /// API group without the domain, e.g. `cache`.
-    #[arg(long)]
-    pub group: String,
-    /// API version, e.g. `v1alpha1`.
-    #[arg(long)]
-    pub version: String,
-    /// Kind, e.g. `Memcached`.
-    #[arg(long)]
-    pub kind: String,
+    #[command(flatten)]
+    pub api: KindArgs,
     /// Delete the kind's files even if they were edited since rop wrote them.
     #[arg(long)]
     pub force: bool,
@@ -44,22 +39,18 @@ pub struct DeleteApiArgs {
 /// (without `--force`), or a failed write; in every case nothing is changed on disk.
 pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     let mut project = Project::load(root)?;
-    let Some(index) = project
-        .resources
-        .iter()
-        .position(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
-    else {
+    let Some(index) = project.position(&args.api.group, &args.api.version, &args.api.kind) else {
         let listed: Vec<String> =
             project.resources.iter().map(|r| format!("{}/{} {}", r.group, r.version, r.kind)).collect();
         bail!(
             "PROJECT has no API {}/{} {}; it has: {}",
-            args.group,
-            args.version,
-            args.kind,
+            args.api.group,
+            args.api.version,
+            args.api.kind,
             if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
         );
     };
-    let (group, kind, version) = (&args.group, &args.kind, &args.version);
+    let (group, kind, version) = (&args.api.group, &args.api.kind, &args.api.version);
     if project.resources[index].webhooks.is_some() {
         bail!(
             "{group}/{version} {kind} has webhooks: delete them first with `rop delete webhook --group {group} --version {version} --kind {kind}`"
@@ -79,11 +70,22 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     let namespaced = removed.api.as_ref().is_none_or(|a| a.namespaced);
     let header = resource::header_of(root);
     let templates = Templates::load(root)?;
-    let scaffold = resource::describe(&project, &k, removed.api.is_some(), removed.controller, &|_| true);
     // A kind created with `--image` was written from the deploy-image templates.
     let image = deploy_image::recorded(&project, &k.group, &k.version, &k.kind)?
         .map(|options| deploy_image::DeployImage::from_options(&options))
         .transpose()?;
+    // The types file was written with or without `storage`; either is rop's own text.
+    let [scaffold, unstored] = [true, false].map(|storage| {
+        let options = ApiOptions {
+            resource: removed.api.is_some(),
+            controller: removed.controller,
+            namespaced,
+            storage,
+            image: image.as_ref(),
+            header: &header,
+        };
+        resource::describe(&project, &k, &options)
+    });
     deploy_image::record(&mut project, &k, None)?;
     let mut plan = Plan::new(root);
 
@@ -93,23 +95,16 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     let mut needed = HashSet::new();
     for r in &project.resources {
         let other = KindNames::of(&project, r);
-        let s = resource::describe(&project, &other, r.api.is_some(), r.controller, &|_| true);
+        let options = ApiOptions::of(r, &header);
+        let s = resource::describe(&project, &other, &options);
         needed_files.extend(s.files.into_iter().map(|f| f.path));
         needed.extend(s.inserts.into_iter().map(|i| (i.path, i.fragment)));
     }
-    for f in scaffold.files.iter().filter(|f| !needed_files.contains(&f.path)) {
+    // The files several kinds share (the version module, the marker file) go by the rules below.
+    let own = scaffold.files.iter().zip(&unstored.files).filter(|(f, _)| f.if_exists != IfExists::Skip);
+    for (f, unstored) in own.filter(|(f, _)| !needed_files.contains(&f.path)) {
         let Some(on_disk) = plan.current(&f.path)? else { continue };
-        // The types file was written with or without `storage`; either is rop's own text.
-        let mut variants = Vec::new();
-        for storage in [true, false] {
-            let mut context = k.context(&project, namespaced, storage, &header);
-            let mut template = f.template.as_str();
-            if let Some(image) = &image {
-                image.add_to(&mut context, &k);
-                template = image.template(template);
-            }
-            variants.push(templates.render(template, &context)?);
-        }
+        let variants = [f.render(&templates)?, unstored.render(&templates)?];
         let expected = variants.iter().find(|v| **v == on_disk).unwrap_or(&variants[0]).clone();
         plan.remove(&f.path, Some(expected));
     }
@@ -131,7 +126,7 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
                 bail!(
                     "{}: the marker type {} was edited since rop wrote it: pass --force to delete it with its edits",
                     builtin_marker::FILE,
-                    builtin_marker::target(&k)
+                    k.marker_type()
                 );
             }
             text = builtin_marker::remove_item(&text, &k);
@@ -148,33 +143,29 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     }
 
     // The version module goes with its last kind, and (multigroup) the group module with its
-    // last version, if nothing but rop's text is left in them.
-    let context = k.context(&project, namespaced, true, &header);
+    // last version, and the marker file with its last marker type, if nothing but rop's text
+    // is left in them.
     let version_in_use =
         project.resources.iter().any(|r| r.group == k.group && r.version == k.version && r.api.is_some());
     let group_in_use = project.resources.iter().any(|r| r.group == k.group && r.api.is_some());
-    let mut modules = vec![(format!("{}/mod.rs", k.api_dir()), "api/api/src/version/mod.rs.tera", version_in_use)];
-    if k.multigroup {
-        modules.push((format!("api/src/{}/mod.rs", k.group_module()), "api/api/src/group/mod.rs.tera", group_in_use));
-    }
-    for (module, template, in_use) in modules {
-        if removed.api.is_none() || in_use {
+    let modules = [
+        (format!("{}/mod.rs", k.api_dir()), version_in_use),
+        (format!("api/src/{}/mod.rs", k.group_module()), group_in_use),
+        (builtin_marker::FILE.to_string(), false),
+    ];
+    for (module, in_use) in modules {
+        // Only the files this kind's scaffold lists: the group module only multigroup, the
+        // marker file only for a built-in kind.
+        let Some(spec) = scaffold.files.iter().find(|f| f.path == module) else { continue };
+        if in_use {
             continue;
         }
         if let Some(left) = plan.current(&module)? {
             // Compared without layout: a module the user ran `cargo fmt` over is still rop's own.
-            if markers::same_code(&left, &templates.render(template, &context)?) {
+            if markers::same_code(&left, &spec.render(&templates)?) {
                 plan.remove(&module, None);
             }
         }
-    }
-
-    // The marker file goes with its last marker type, if nothing but rop's text is left in it.
-    if removed.core
-        && let Some(left) = plan.current(builtin_marker::FILE)?
-        && markers::same_code(&left, &templates.render(builtin_marker::TEMPLATE, &context)?)
-    {
-        plan.remove(builtin_marker::FILE, None);
     }
 
     // The generated CRD holds every version of the kind: it goes with the last one.

@@ -8,30 +8,29 @@ use std::path::Path;
 
 use anyhow::bail;
 
+use super::args::KindArgs;
 use crate::project::{self, Project, Webhooks};
 use crate::scaffold::builtin_marker;
+use crate::scaffold::kind::KindNames;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
-use crate::scaffold::resource::{self, KindNames};
+use crate::scaffold::resource::{self, ApiOptions};
 use crate::scaffold::templates::Templates;
 use crate::scaffold::webhook;
 use crate::ui;
 
 /// Flags of `rop delete webhook`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:
+#[command(
+    mut_arg("version", |a| a.help("API version, e.g. `v1`")),
+    // `mut_arg` moves an argument to the end of the usage line: the next one too, to keep the order.
+    mut_arg("kind", |a| a),
+    after_help = "Example:
   rop delete webhook --group cache --version v1 --kind Memcached --defaulting
   rop delete webhook --group cache --version v1 --kind Memcached   # every webhook of the kind version")]
 pub struct DeleteWebhookArgs {
-    /// API group without the domain, e.g. `cache`.
-    #[arg(long)]
-    pub group: String,
-    /// API version, e.g. `v1`.
-    #[arg(long)]
-    pub version: String,
-    /// Kind, e.g. `Memcached`.
-    #[arg(long)]
-    pub kind: String,
+    #[command(flatten)]
+    pub api: KindArgs,
     /// Delete the defaulting webhook.
     #[arg(long)]
     pub defaulting: bool,
@@ -59,7 +58,7 @@ fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> 
         (args.conversion, has.conversion, &mut gone.conversion, "conversion"),
     ] {
         if asked && !present {
-            bail!("{}/{} {} has no {which} webhook to delete", args.group, args.version, args.kind);
+            bail!("{}/{} {} has no {which} webhook to delete", args.api.group, args.api.version, args.api.kind);
         }
         *slot = present && (asked || all);
     }
@@ -149,33 +148,34 @@ fn differing_lines(written: &str, on_disk: &str) -> String {
 /// failed write; in every case nothing is changed on disk.
 pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     let mut project = Project::load(root)?;
-    let Some(index) = project
-        .resources
-        .iter()
-        .position(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
-    else {
-        bail!("PROJECT has no API {}/{} {}", args.group, args.version, args.kind);
+    let Some(index) = project.position(&args.api.group, &args.api.version, &args.api.kind) else {
+        bail!("PROJECT has no API {}/{} {}", args.api.group, args.api.version, args.api.kind);
     };
     let Some(has) = project.resources[index].webhooks.clone() else {
         // A spoke's conversion is recorded with the hub's webhooks.
         let hub = project.resources.iter().find(|r| {
-            r.group == args.group
-                && r.kind == args.kind
-                && r.webhooks.as_ref().is_some_and(|w| w.conversion && w.spoke.contains(&args.version))
+            r.group == args.api.group
+                && r.kind == args.api.kind
+                && r.webhooks.as_ref().is_some_and(|w| w.conversion && w.spoke.contains(&args.api.version))
         });
         if let Some(hub) = hub {
             bail!(
                 "{}/{} {} has no webhooks of its own: its conversion is the conversion webhook of the hub, {}; delete that with `rop delete webhook --group {} --version {} --kind {} --conversion`",
-                args.group,
-                args.version,
-                args.kind,
+                args.api.group,
+                args.api.version,
+                args.api.kind,
                 hub.version,
-                args.group,
+                args.api.group,
                 hub.version,
-                args.kind
+                args.api.kind
             );
         }
-        bail!("{}/{} {} has no webhooks in PROJECT: nothing to delete", args.group, args.version, args.kind);
+        bail!(
+            "{}/{} {} has no webhooks in PROJECT: nothing to delete",
+            args.api.group,
+            args.api.version,
+            args.api.kind
+        );
     };
     let gone = chosen(args, &has)?;
     let k = KindNames::of(&project, &project.resources[index]);
@@ -211,7 +211,7 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
         }
         if r.core && r.controller {
             // A built-in kind's controller keeps the marker type, and the file it is in.
-            let s = resource::describe(&project, &other, false, true, &|_| false);
+            let s = resource::describe(&project, &other, &ApiOptions::of(r, &header));
             needed_files.extend(s.files.into_iter().map(|f| f.path));
             needed.extend(s.inserts.into_iter().map(|i| (i.path, i.fragment)));
         }
@@ -263,10 +263,11 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     let mut deleted_edits: Vec<String> = Vec::new();
     for f in scaffold.files.iter().filter(|f| !needed_files.contains(&f.path)) {
         let Some(planned) = plan.current(&f.path)? else { continue };
+        let content = f.render(&templates)?;
         // A file is rop's own if its code is the template's once the fragments of the types
         // deleted are out of it (the planned edits above); then what is on disk may go.
         let on_disk = std::fs::read_to_string(root.join(&f.path)).unwrap_or_default();
-        if !markers::same_code(&planned, &f.content) && on_disk != f.content {
+        if !markers::same_code(&planned, &content) && on_disk != content {
             if args.force {
                 deleted_edits.push(f.path.clone());
             } else {
@@ -275,11 +276,11 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
                     .inserts
                     .iter()
                     .filter(|i| i.path == f.path)
-                    .try_fold(f.content.clone(), |text, i| markers::insert(&i.path, &text, &i.marker, &i.fragment));
+                    .try_fold(content.clone(), |text, i| markers::insert(&i.path, &text, &i.marker, &i.fragment));
                 refusals.push(format!(
                     "{}: {} from what rop wrote (--force deletes the file)",
                     f.path,
-                    differing_lines(&written.unwrap_or_else(|_| f.content.clone()), &on_disk)
+                    differing_lines(&written.unwrap_or_else(|_| content.clone()), &on_disk)
                 ));
             }
         }

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use anyhow::bail;
-use tera::Context;
 
 use crate::project::{self, Project};
+use crate::scaffold::context::TemplateContext;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
 use crate::scaffold::templates::Templates;
 use crate::ui;
@@ -41,10 +41,8 @@ pub struct EditArgs {
 const NAMESPACED_FILES: [&str; 2] = ["config/manager/manager.yaml", "config/rbac/role_binding.yaml"];
 
 fn render_init_file(templates: &Templates, project: &Project, file: &str) -> anyhow::Result<String> {
-    let mut context = Context::new();
-    context.insert("project_name", &project.project_name);
-    context.insert("namespaced_manager", &project.namespaced);
-    templates.render(&format!("init/{file}"), &context)
+    // Neither manifest has Rust code, so no copyright header.
+    templates.render(&format!("init/{file}"), &TemplateContext::project(project, "").to_tera())
 }
 
 /// Runs `rop edit` in the project at `root`.

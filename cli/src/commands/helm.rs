@@ -7,6 +7,7 @@ use std::path::{Component, Path};
 
 use anyhow::bail;
 
+use crate::cargo_manifest;
 use crate::chart;
 use crate::project::Project;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
@@ -132,16 +133,6 @@ fn stale_templates(root: &Path, folder: &str) -> anyhow::Result<Vec<String>> {
 /// The version in the project's Cargo.toml (`[workspace.package] version`), the chart's
 /// appVersion; `0.1.0` (what `rop init` writes) when it cannot be read.
 fn app_version(root: &Path) -> String {
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
-    let mut in_section = false;
-    for line in manifest.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_section = line == "[workspace.package]";
-        } else if in_section
-            && let Some(version) = line.strip_prefix("version").and_then(|v| v.trim_start().strip_prefix('='))
-        {
-            return version.trim().trim_matches('"').to_string();
-        }
-    }
-    "0.1.0".to_string()
+    let manifest = cargo_manifest::read(root).ok();
+    manifest.and_then(|m| cargo_manifest::workspace_package(&m, "version")).unwrap_or_else(|| "0.1.0".to_string())
 }

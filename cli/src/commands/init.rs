@@ -1,13 +1,16 @@
 //! `rop init`: a new project in the current directory.
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use anyhow::bail;
-use tera::Context;
 
+use crate::cargo_manifest::RopDependency;
 use crate::names;
 use crate::project::{self, Project};
+use crate::scaffold::context::{InitVars, TemplateContext};
 use crate::scaffold::plan::{self, IfExists, Plan};
+use crate::scaffold::spec::Scaffold;
 use crate::scaffold::templates::Templates;
 use crate::ui;
 
@@ -56,13 +59,13 @@ const KEPT: [&str; 3] = ["README.md", ".gitignore", "LICENSE"];
 /// Files whose presence shows that a directory already holds a project.
 const PROJECT_FILES: [&str; 4] = [project::FILE, "Cargo.toml", "Makefile", "src/main.rs"];
 
-/// The Cargo dependency on the rop runtime crate, as a TOML inline table.
+/// The Cargo dependency on the rop runtime crate.
 /// A relative `--rop-path` is kept relative to the project root (so a copy of the runtime
 /// inside the project, say `vendor/runtime`, goes with it into a container build); the default
 /// and absolute paths are written absolute. A `--rop-version` is written as given, a
 /// requirement in cargo's syntax (`0.1.0` is `^0.1.0`); rop-testenv gets the same one
-/// ([`testenv_dependency`]), and rop's crates share one version, so both resolve to one release.
-fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
+/// ([`RopDependency::testenv`]), and rop's crates share one version, so both resolve to one release.
+fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<RopDependency> {
     if let Some(relative) = args.rop_path.as_ref().filter(|p| p.is_relative()) {
         if !root.join(relative).join("Cargo.toml").is_file() {
             bail!(
@@ -76,8 +79,7 @@ fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
                 relative.display()
             ));
         }
-        let path = relative.to_string_lossy().replace('\\', "/").replace('"', "\\\"");
-        return Ok(format!("{{ path = \"{path}\" }}"));
+        return Ok(RopDependency::path(&relative.to_string_lossy().replace('\\', "/")));
     }
     if let Some(version) = &args.rop_version {
         // Checked here, not at the project's first build, so that a mistyped version is reported
@@ -85,7 +87,7 @@ fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
         if let Err(e) = semver::VersionReq::parse(version) {
             bail!("--rop-version {version:?} is not a version requirement: {e}");
         }
-        return Ok(format!("{{ version = \"{version}\" }}"));
+        return Ok(RopDependency::version(version));
     }
     let path = match &args.rop_path {
         Some(p) => p.clone(),
@@ -103,34 +105,7 @@ fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<String> {
             path.display()
         );
     }
-    let path = path.to_string_lossy().replace('\\', "/").replace('"', "\\\"");
-    Ok(format!("{{ path = \"{path}\" }}"))
-}
-
-/// The dependency on rop-testenv (the generated integration tests' API server) that goes with
-/// the runtime dependency `rop`: the same version, or the `testenv` folder beside the runtime
-/// crate's folder (`<checkout>/runtime` → `<checkout>/testenv`, `vendor/runtime` →
-/// `vendor/testenv`).
-fn testenv_dependency(rop: &str) -> String {
-    match rop.strip_prefix("{ path = \"").and_then(|p| p.strip_suffix("\" }")) {
-        Some(path) => {
-            let parent = path.rsplit_once('/').map_or("", |(parent, _)| parent);
-            let testenv = if parent.is_empty() { "testenv".to_string() } else { format!("{parent}/testenv") };
-            format!("{{ path = \"{testenv}\" }}")
-        }
-        None => rop.to_string(),
-    }
-}
-
-/// The folder holding rop's crates when `rop` (the runtime dependency) is an absolute path
-/// (`/src/rop/runtime` → `/src/rop`), which `make docker-context` stages into the image's
-/// build context; empty for a version or a path inside the project, which the build context
-/// already has.
-fn rop_crates(rop: &str) -> String {
-    match rop.strip_prefix("{ path = \"/").and_then(|p| p.strip_suffix("\" }")) {
-        Some(path) => format!("/{}", path.rsplit_once('/').map_or("", |(parent, _)| parent)),
-        None => String::new(),
-    }
+    Ok(RopDependency::path(&path.to_string_lossy().replace('\\', "/")))
 }
 
 /// Runs `rop init` in `root`.
@@ -155,17 +130,7 @@ pub fn run(root: &Path, args: &InitArgs) -> anyhow::Result<()> {
     }
     names::check_domain(&args.domain)?;
     let repo = args.repo.clone().unwrap_or_else(|| format!("github.com/example/{project_name}"));
-    let project = Project {
-        version: "3".into(),
-        layout: vec![project::LAYOUT.into()],
-        domain: args.domain.clone(),
-        project_name,
-        repo,
-        multigroup: args.multigroup,
-        namespaced: args.namespaced,
-        resources: vec![],
-        plugins: Default::default(),
-    };
+    let project = Project::new(&args.domain, &project_name, &repo, args.multigroup, args.namespaced);
 
     let settings = Settings {
         project,
@@ -197,12 +162,12 @@ impl License {
 }
 
 /// What a new project is made from: its PROJECT, the header of its Rust files, the SPDX
-/// license of its crates (empty for none) and its dependency on the rop runtime (TOML).
+/// license of its crates (empty for none) and its dependency on the rop runtime.
 pub struct Settings {
     pub project: Project,
     pub header: String,
     pub license: String,
-    pub rop_dependency: String,
+    pub rop_dependency: RopDependency,
 }
 
 /// Writes a new project into `root` from `settings` (or, with `dry_run`, prints the plan).
@@ -213,20 +178,16 @@ pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) ->
     let project = &settings.project;
     let project_name = &project.project_name;
     let templates = Templates::load(root)?;
-    let mut context = Context::new();
-    context.insert("project_name", &project_name);
-    context.insert("project_crate", &project_name.replace('-', "_"));
-    context.insert("api_crate", &project.api_crate());
-    context.insert("domain", &project.domain);
-    context.insert("repo", &project.repo);
-    context.insert("license", &settings.license);
-    context.insert("header", &settings.header);
-    context.insert("rop_dependency", &settings.rop_dependency);
-    context.insert("rop_testenv_dependency", &testenv_dependency(&settings.rop_dependency));
-    context.insert("rop_crates", &rop_crates(&settings.rop_dependency));
-    context.insert("namespaced_manager", &project.namespaced);
+    let mut context = TemplateContext::project(project, &settings.header);
+    context.init = Some(InitVars {
+        license: settings.license.clone(),
+        rop_dependency: settings.rop_dependency.to_string(),
+        rop_testenv_dependency: settings.rop_dependency.testenv().to_string(),
+        rop_crates: settings.rop_dependency.crates_folder(),
+    });
+    let context = Rc::new(context);
 
-    let mut plan = Plan::new(root);
+    let mut scaffold = Scaffold::default();
     for name in templates.names_under("init") {
         let relative = name.trim_start_matches("init/");
         let path = match relative.rsplit_once('/') {
@@ -235,8 +196,10 @@ pub fn scaffold(root: &Path, settings: &Settings, force: bool, dry_run: bool) ->
         };
         // A repository created with a README or .gitignore keeps them.
         let if_exists = if KEPT.contains(&path.as_str()) { IfExists::Keep } else { IfExists::Refuse };
-        plan.file(path, templates.render(&name, &context)?, if_exists);
+        scaffold.file(path, &name, &context, if_exists);
     }
+    let mut plan = Plan::new(root);
+    plan.apply(&scaffold, &templates)?;
     plan.file(project::FILE, project.to_text(), IfExists::Refuse);
 
     let Some(changes) = plan.finish(force, dry_run, "rop init would write")? else { return Ok(()) };
@@ -254,31 +217,5 @@ fn output_name(file: &str) -> String {
     match file.strip_prefix('_') {
         Some(rest) => format!(".{rest}"),
         None => file.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn only_crates_outside_the_project_are_staged_for_the_image() {
-        for (rop, crates) in [
-            (r#"{ path = "/src/rop/runtime" }"#, "/src/rop"),
-            (r#"{ path = "vendor/runtime" }"#, ""),
-            (r#"{ version = "0.1.0" }"#, ""),
-        ] {
-            assert_eq!(super::rop_crates(rop), crates, "{rop}");
-        }
-    }
-
-    #[test]
-    fn testenv_goes_beside_the_runtime() {
-        for (rop, testenv) in [
-            (r#"{ path = "/src/rop/runtime" }"#, r#"{ path = "/src/rop/testenv" }"#),
-            (r#"{ path = "vendor/runtime" }"#, r#"{ path = "vendor/testenv" }"#),
-            (r#"{ path = "runtime" }"#, r#"{ path = "testenv" }"#),
-            (r#"{ version = "0.1.0" }"#, r#"{ version = "0.1.0" }"#),
-        ] {
-            assert_eq!(super::testenv_dependency(rop), testenv);
-        }
     }
 }

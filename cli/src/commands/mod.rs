@@ -1,6 +1,7 @@
 //! One module per `rop` command.
 
 pub mod alpha_generate;
+pub mod args;
 pub mod create_api;
 pub mod create_webhook;
 pub mod delete_api;

@@ -3,10 +3,12 @@
 //! its controller does. `create webhook` and `create api --resource=false` both add it; each
 //! adds its own attributes to it.
 
-use heck::ToUpperCamelCase;
+use std::rc::Rc;
 
+use super::context::TemplateContext;
+use super::kind::KindNames;
 use super::layout;
-use super::resource::{Insert, KindNames, ScaffoldFile};
+use super::spec::{IfExists, Insert, Scaffold};
 use crate::builtin::Builtin;
 use crate::project::Project;
 
@@ -26,43 +28,19 @@ pub const CONTROLLER: [&str; 2] = [
     "#[rop(rbac(groups = [\"events.k8s.io\"], resources = [\"events\"], verbs = [\"create\", \"patch\"]))]",
 ];
 
-/// The marker type of built-in kind version `k`: `DeploymentV1`.
-pub fn target(k: &KindNames) -> String {
-    format!("{}{}", k.kind, k.version.to_upper_camel_case())
-}
-
 /// `pub struct DeploymentV1;`: the line the attributes go above.
 pub fn anchor(k: &KindNames) -> String {
-    format!("pub struct {};", target(k))
+    format!("pub struct {};", k.marker_type())
 }
 
-/// Whether `i` is a marker type's block that `current` (the marker file) declares already,
-/// maybe with other doc comments or attributes: then it must not go in a second time.
-pub fn already_declared(i: &Insert, current: &str) -> bool {
-    let declaration = i.fragment.lines().rfind(|l| !l.trim().is_empty()).unwrap_or_default().trim();
-    i.path == FILE
-        && i.marker == MARKER
-        && declaration.starts_with("pub struct ")
-        && current.lines().any(|l| l.trim() == declaration)
-}
-
-/// The marker file (when `exists` says there is none) and the insertions that declare the
-/// marker of `b`, list it in the manifests generator and make the module public. The marker's
-/// block goes in only where the file has no such type yet (see [`already_declared`]).
-pub fn describe(
-    project: &Project,
-    k: &KindNames,
-    b: &Builtin,
-    exists: &dyn Fn(&str) -> bool,
-) -> (Vec<ScaffoldFile>, Vec<Insert>) {
-    let files = if exists(FILE) {
-        Vec::new()
-    } else {
-        vec![ScaffoldFile { path: FILE.into(), template: TEMPLATE.into(), user_owned: false }]
-    };
-    let insert =
-        |path: &str, marker: &str, fragment: String| Insert { path: path.into(), marker: marker.into(), fragment };
-    let target = target(k);
+/// The marker file (written once, for the first built-in kind) and the insertions that declare
+/// the marker of `b`, list it in the manifests generator and make the module public. The
+/// marker's block goes in only where the file has no such type yet: the user may have given
+/// it doc comments or attributes of their own.
+pub fn describe(project: &Project, k: &KindNames, b: &Builtin, context: &Rc<TemplateContext>) -> Scaffold {
+    let mut s = Scaffold::default();
+    s.file(FILE, TEMPLATE, context, IfExists::Skip);
+    let target = k.marker_type();
     let name = if b.group.is_empty() {
         format!("{} {}", b.version, b.kind)
     } else {
@@ -80,22 +58,17 @@ pub fn describe(
         layout::attribute("", &format!("#[rop(object = \"{}\")]", b.object)),
         anchor(k),
     );
-    let inserts = vec![
-        insert("api/src/lib.rs", "api-versions", "pub mod builtin;".into()),
-        insert(FILE, MARKER, block),
-        insert(
-            "api/src/bin/manifests.rs",
-            "manifest-kinds",
-            layout::generic_call(
-                8,
-                "rop::manifests::builtin",
-                &format!("{}::builtin::{target}", project.api_crate()),
-                &format!("\"builtin::{target}\""),
-                ",",
-            ),
-        ),
-    ];
-    (files, inserts)
+    s.insert("api/src/lib.rs", "api-versions", "pub mod builtin;");
+    s.inserts.push(Insert { unless_line: Some(anchor(k)), ..Insert::new(FILE, MARKER, block) });
+    let call = layout::generic_call(
+        8,
+        "rop::manifests::builtin",
+        &format!("{}::builtin::{target}", project.api_crate()),
+        &format!("\"builtin::{target}\""),
+        ",",
+    );
+    s.insert("api/src/bin/manifests.rs", "manifest-kinds", call);
+    s
 }
 
 /// `text` with `attribute` (one line) right above the marker type of `k`, unless it is among

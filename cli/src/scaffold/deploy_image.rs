@@ -8,7 +8,7 @@ use anyhow::bail;
 use serde::{Deserialize, Serialize};
 
 use crate::project::Project;
-use crate::scaffold::resource::KindNames;
+use crate::scaffold::kind::KindNames;
 
 /// Key of the deploy-image options in PROJECT's `plugins:` (kubebuilder records its
 /// plugin's under `deploy-image.go.kubebuilder.io/v1-alpha`, in the same shape).
@@ -185,24 +185,6 @@ impl DeployImage {
         let workload = flags.workload.map(parse_workload).transpose()?.unwrap_or_default();
         Ok(Some(DeployImage { image: image.to_string(), container_port, container_command, run_as_user, workload }))
     }
-
-    /// The built-in template that replaces `template` (a path under `templates/`) for a kind
-    /// that deploys an image: its types, controller, sample and (for a StatefulSet) test;
-    /// every other template stays.
-    pub fn template<'a>(&self, template: &'a str) -> &'a str {
-        match (self.workload, template) {
-            (Workload::Deployment, "api/api/src/version/kind.rs.tera") => "api/api/src/version/kind_image.rs.tera",
-            (Workload::Deployment, "api/src/controller/kind.rs.tera") => "api/src/controller/kind_image.rs.tera",
-            (Workload::Deployment, "api/config/samples/sample.yaml") => "api/config/samples/sample_image.yaml",
-            (Workload::StatefulSet, "api/api/src/version/kind.rs.tera") => {
-                "api/api/src/version/kind_statefulset.rs.tera"
-            }
-            (Workload::StatefulSet, "api/src/controller/kind.rs.tera") => "api/src/controller/kind_statefulset.rs.tera",
-            (Workload::StatefulSet, "api/config/samples/sample.yaml") => "api/config/samples/sample_statefulset.yaml",
-            (Workload::StatefulSet, "api/tests/controller.rs.tera") => "api/tests/controller_statefulset.rs.tera",
-            (_, other) => other,
-        }
-    }
 }
 
 impl DeployImage {
@@ -231,17 +213,42 @@ impl DeployImage {
         };
         Ok(Self::from_flags(flags, true, true, true)?.expect("an image is given"))
     }
+}
 
-    /// Adds the options to the template context of kind `k`: `image`, `container_port`,
-    /// `container_command`, `run_as_user` (absent options are `none`), and `image_env`, the
-    /// manager's environment variable that overrides the image (`MEMCACHED_IMAGE`).
-    pub fn add_to(&self, context: &mut tera::Context, k: &KindNames) {
-        context.insert("image", &self.image);
-        context.insert("container_port", &self.container_port);
-        context.insert("container_command", &self.container_command);
-        context.insert("run_as_user", &self.run_as_user);
-        context.insert("image_env", &format!("{}_IMAGE", k.snake.to_uppercase()));
-        context.insert("workload", &self.workload);
+/// The templates of a kind's own files: those of kubebuilder's types, controller, sample and
+/// controller test, or of a kind that runs an image as `workload`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindTemplates {
+    pub types: &'static str,
+    pub controller: &'static str,
+    pub sample: &'static str,
+    pub test: &'static str,
+}
+
+impl KindTemplates {
+    /// The templates of a kind that deploys an image as `workload`, or (`None`) of one that
+    /// does not.
+    pub fn of(workload: Option<Workload>) -> KindTemplates {
+        match workload {
+            None => KindTemplates {
+                types: "api/api/src/version/kind.rs.tera",
+                controller: "api/src/controller/kind.rs.tera",
+                sample: "api/config/samples/sample.yaml",
+                test: "api/tests/controller.rs.tera",
+            },
+            Some(Workload::Deployment) => KindTemplates {
+                types: "api/api/src/version/kind_image.rs.tera",
+                controller: "api/src/controller/kind_image.rs.tera",
+                sample: "api/config/samples/sample_image.yaml",
+                test: "api/tests/controller.rs.tera",
+            },
+            Some(Workload::StatefulSet) => KindTemplates {
+                types: "api/api/src/version/kind_statefulset.rs.tera",
+                controller: "api/src/controller/kind_statefulset.rs.tera",
+                sample: "api/config/samples/sample_statefulset.yaml",
+                test: "api/tests/controller_statefulset.rs.tera",
+            },
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::Path;
 
-/// The mutating operations [`crate::scaffold::plan::Plan::write`] needs.
+/// The mutating operations `Plan::write` needs.
 pub trait Filesystem {
     fn create_dir(&mut self, path: &Path) -> io::Result<()>;
     fn write(&mut self, path: &Path, content: &[u8]) -> io::Result<()>;

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use super::fs::{Disk, Filesystem};
+use super::markers;
+use super::spec::{Insert, Scaffold};
+use super::templates::Templates;
 
 /// What happens to one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,16 +38,7 @@ pub struct Entry {
     pub new: Option<String>,
 }
 
-/// How a planned file treats an existing file at its path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IfExists {
-    /// Refuse unless `--force` (user-owned files: types, reconcilers).
-    Refuse,
-    /// Replace (files rop owns, or files already read and extended at markers).
-    Overwrite,
-    /// Leave an existing file alone (a README or .gitignore the repository already has).
-    Keep,
-}
+pub use super::spec::IfExists;
 
 #[derive(Clone, Debug)]
 struct Planned {
@@ -103,6 +97,45 @@ impl Plan {
         fs::read_to_string(&full).map(Some).with_context(|| format!("cannot read {path}"))
     }
 
+    /// Plans every file and insertion of `scaffold`: each file rendered with `templates` (one
+    /// marked [`IfExists::Skip`] only when it is absent), then each insertion into its file as
+    /// planned so far.
+    ///
+    /// # Errors
+    /// A template that does not render, or an insertion whose file is missing or has no such
+    /// scaffold marker.
+    pub fn apply(&mut self, scaffold: &Scaffold, templates: &Templates) -> anyhow::Result<()> {
+        for f in &scaffold.files {
+            if f.if_exists == IfExists::Skip && self.current(&f.path)?.is_some() {
+                continue;
+            }
+            self.file(&f.path, f.render(templates)?, f.if_exists);
+        }
+        for i in &scaffold.inserts {
+            self.insert(i)?;
+        }
+        Ok(())
+    }
+
+    /// Plans insertion `i` into its file (as planned so far, else as on disk), unless the file
+    /// has its `unless_line`.
+    ///
+    /// # Errors
+    /// The file is missing, or has no such scaffold marker.
+    pub fn insert(&mut self, i: &Insert) -> anyhow::Result<()> {
+        let current = self.current(&i.path)?.ok_or_else(|| {
+            anyhow::anyhow!(
+                "{} is missing; rop adds code to it at `+rop:scaffold:{}`: restore it from version control or a fresh `rop init`",
+                i.path,
+                i.marker
+            )
+        })?;
+        if !i.unless_line.as_ref().is_some_and(|line| current.lines().any(|l| l.trim() == line)) {
+            self.edit(&i.path, markers::insert(&i.path, &current, &i.marker, &i.fragment)?);
+        }
+        Ok(())
+    }
+
     /// Each planned file with what will happen to it, checked against the disk.
     ///
     /// # Errors
@@ -123,7 +156,10 @@ impl Plan {
                 (Some(_), None) => Change::Delete,
                 (Some(old), Some(new)) if old == new => Change::Unchanged,
                 (Some(_), Some(_)) if planned.if_exists == IfExists::Keep => Change::Kept,
-                (Some(_), Some(_)) if planned.if_exists == IfExists::Refuse && !force => Change::Refused,
+                // A file planned as `Skip` exists only if something else created it meanwhile.
+                (Some(_), Some(_)) if matches!(planned.if_exists, IfExists::Refuse | IfExists::Skip) && !force => {
+                    Change::Refused
+                }
                 (Some(_), Some(_)) => Change::Update,
             };
             entries.push(Entry { path: path.clone(), change, old, new: planned.content.clone() });
