@@ -28,9 +28,71 @@ pub fn rop_flag(text: &str, key: &str) -> Option<bool> {
     Some(settings.into_iter().any(|m| set(&m)))
 }
 
+/// The type a declaration line declares: `MemcachedSpec` for `pub struct MemcachedSpec`,
+/// `DeploymentV1` for `pub struct DeploymentV1;`.
+pub fn declared_type(declaration: &str) -> &str {
+    let rest = declaration.trim_start().trim_start_matches("pub ").trim_start_matches("struct ");
+    rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(rest)
+}
+
+/// A `#[rop(webhook(...))]` attribute of a type, by line: `first` and one `past` its last
+/// (0-based), and its webhook type (`mutating` or `validating`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookAttribute {
+    pub first: usize,
+    pub past: usize,
+    pub which: String,
+}
+
+/// Where the struct `name` of a types file is declared and which webhook attributes it has,
+/// by line (0-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeAttributes {
+    /// The line of the declaration (`pub struct <name>`), below its attributes.
+    pub declaration: usize,
+    /// Its `#[rop(webhook(...))]` attributes, in order, also those wrapped over lines.
+    pub webhooks: Vec<WebhookAttribute>,
+}
+
+/// The declaration line and webhook attributes of the top-level struct `name` in `text`;
+/// `Ok(None)` when `text` declares no such struct.
+///
+/// # Errors
+/// `text` does not parse as Rust.
+pub fn type_attributes(text: &str, name: &str) -> syn::Result<Option<TypeAttributes>> {
+    let file = syn::parse_file(text)?;
+    let item = file.items.iter().find_map(|item| match item {
+        syn::Item::Struct(s) if s.ident == name => Some(s),
+        _ => None,
+    });
+    let Some(item) = item else { return Ok(None) };
+    // Spans count lines from 1.
+    let declaration = match &item.vis {
+        syn::Visibility::Inherited => item.struct_token.span.start().line,
+        vis => syn::spanned::Spanned::span(vis).start().line,
+    } - 1;
+    let webhooks = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("rop"))
+        .filter_map(|a| {
+            let settings = a.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated).ok()?;
+            let Some(Meta::List(list)) = settings.first().filter(|m| m.path().is_ident("webhook")) else {
+                return None;
+            };
+            let which = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated).ok()?;
+            let which = which.first()?.path().get_ident()?.to_string();
+            let first = a.pound_token.span.start().line - 1;
+            let past = a.bracket_token.span.close().end().line;
+            Some(WebhookAttribute { first, past, which })
+        })
+        .collect();
+    Ok(Some(TypeAttributes { declaration, webhooks }))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::rop_flag;
+    use super::{TypeAttributes, WebhookAttribute, rop_flag, type_attributes};
 
     #[test]
     fn finds_a_flag_among_the_settings_only() {
@@ -40,5 +102,26 @@ mod tests {
         assert_eq!(rop_flag(named, "storage"), Some(false));
         assert_eq!(rop_flag("#[rop(storage = true)] pub struct FooSpec;", "storage"), Some(true));
         assert_eq!(rop_flag("pub struct {", "storage"), None);
+    }
+
+    #[test]
+    fn finds_the_webhook_attributes_of_one_type_by_line() {
+        let text = "/// Doc.\n#[derive(CustomResource)]\n#[rop(webhook(validating, path = \"/v\"))]\n#[rop(\n    webhook(mutating),\n)]\npub struct FooSpec {}\n\n#[rop(webhook(mutating))]\nstruct Other;\n";
+        let webhook = |first, past, which: &str| WebhookAttribute { first, past, which: which.into() };
+        assert_eq!(
+            type_attributes(text, "FooSpec").unwrap(),
+            Some(TypeAttributes {
+                declaration: 6,
+                webhooks: vec![webhook(2, 3, "validating"), webhook(3, 6, "mutating")]
+            })
+        );
+        assert_eq!(
+            type_attributes(text, "Other").unwrap(),
+            Some(TypeAttributes { declaration: 9, webhooks: vec![webhook(8, 9, "mutating")] })
+        );
+        assert_eq!(type_attributes(text, "Missing").unwrap(), None);
+        assert!(type_attributes("pub struct {", "FooSpec").is_err());
+        assert_eq!(super::declared_type("pub struct MemcachedSpec"), "MemcachedSpec");
+        assert_eq!(super::declared_type("pub struct DeploymentV1;"), "DeploymentV1");
     }
 }

@@ -10,6 +10,7 @@ use super::args::KindArgs;
 use crate::builtin;
 use crate::names;
 use crate::project::{self, Project, Resource, Webhooks};
+use crate::rust_source;
 use crate::scaffold::builtin_marker;
 use crate::scaffold::kind::KindNames;
 use crate::scaffold::plan::{self, IfExists, Plan};
@@ -268,22 +269,24 @@ fn add_attributes(path: &str, text: &str, anchor: &str, attributes: &[String]) -
     for attribute in attributes {
         let compact: String = attribute.chars().filter(|c| !c.is_whitespace()).collect();
         let which = compact.split(['(', ',', ')']).nth(2).unwrap_or_default();
-        let Some(mut at) = lines.iter().position(|l| l.trim_start().starts_with(anchor)) else {
+        let found = rust_source::type_attributes(&lines.concat(), rust_source::declared_type(anchor)).map_err(|e| {
+            anyhow::anyhow!(
+                "{path} does not parse as Rust ({e}): fix it, or add {attribute} to your spec type yourself"
+            )
+        })?;
+        let Some(found) = found else {
             bail!(
                 "{path} has no `{anchor}` line to put the webhook attribute on: add {attribute} to your spec type yourself, or restore the line"
             );
         };
-        // The attributes and doc comments of the item: the lines above it up to a blank one.
-        let start = lines[..at].iter().rposition(|l| l.trim().is_empty()).map_or(0, |i| i + 1);
-        let plain: Vec<&str> = lines[start..at].iter().map(String::as_str).collect();
-        let present = webhook::webhook_attributes(&plain);
-        if present.iter().any(|(_, _, w)| w == which) {
+        if found.webhooks.iter().any(|w| w.which == which) {
             continue;
         }
+        let mut at = found.declaration;
         if which == "mutating"
-            && let Some((validating, _, _)) = present.iter().find(|(_, _, w)| w == "validating")
+            && let Some(validating) = found.webhooks.iter().find(|w| w.which == "validating")
         {
-            at = start + validating;
+            at = validating.first;
         }
         let new: Vec<String> = attribute.lines().map(|l| like_line(&lines[at], l)).collect();
         lines.splice(at..at, new);

@@ -10,6 +10,7 @@ use anyhow::bail;
 
 use super::args::KindArgs;
 use crate::project::{self, Project, Webhooks};
+use crate::rust_source;
 use crate::scaffold::builtin_marker;
 use crate::scaffold::kind::KindNames;
 use crate::scaffold::markers;
@@ -81,18 +82,18 @@ fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> 
 fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> anyhow::Result<String> {
     let which = if attribute.contains("mutating") { "mutating" } else { "validating" };
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let Some(end) = lines.iter().position(|l| l.trim_start().starts_with(anchor)) else {
+    let found = rust_source::type_attributes(text, rust_source::declared_type(anchor)).map_err(|e| {
+        anyhow::anyhow!(
+            "{path} does not parse as Rust ({e}): remove the {which} webhook's attribute yourself, then run the command again"
+        )
+    })?;
+    let Some(found) = found else {
         bail!(
             "{path} has no `{anchor}` line: remove the {which} webhook's attribute yourself, then run the command again"
         );
     };
-    // The attributes and doc comments of the item: the lines above it up to a blank one.
-    let start = lines[..end].iter().rposition(|l| l.trim().is_empty()).map_or(0, |i| i + 1);
-    let matching: Vec<(usize, usize)> = webhook::webhook_attributes(&lines[start..end])
-        .into_iter()
-        .filter(|(_, _, w)| w == which)
-        .map(|(first, past, _)| (start + first, start + past))
-        .collect();
+    let matching: Vec<(usize, usize)> =
+        found.webhooks.iter().filter(|w| w.which == which).map(|w| (w.first, w.past)).collect();
     let [(first, past)] = matching[..] else {
         bail!(
             "{path}: cannot find one `#[rop(webhook({which}...))]` attribute above `{anchor}`: remove the attribute yourself, then run the command again"

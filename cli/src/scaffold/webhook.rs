@@ -34,26 +34,6 @@ pub fn attribute(mutating: bool, path: Option<&str>, name: Option<&str>) -> Stri
     layout::attribute("", &format!("#[rop(webhook({}))]", settings.join(", ")))
 }
 
-/// The `#[rop(webhook(...))]` attributes among `lines`, also those rustfmt wrapped over several
-/// lines: the first line of each, one past its last, and its webhook type (`mutating`).
-pub fn webhook_attributes(lines: &[&str]) -> Vec<(usize, usize, String)> {
-    const START: &str = "#[rop(webhook(";
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        if !lines[i].trim_start().starts_with(START) {
-            i += 1;
-            continue;
-        }
-        let Some(last) = (i..lines.len()).find(|&j| lines[j].trim_end().ends_with(")]")) else { break };
-        let compact: String = lines[i..=last].concat().chars().filter(|c| !c.is_whitespace()).collect();
-        let which = compact[START.len()..].split([',', ')']).next().unwrap_or_default().to_string();
-        found.push((i, last + 1, which));
-        i = last + 1;
-    }
-    found
-}
-
 /// What the webhooks `w` of kind version `k` consist of. Fragments are rendered with
 /// `templates` here; files are rendered when the scaffold is applied. The webhook module and
 /// the spokes' conversions are the user's; the manifests, certificates and patches are shared
