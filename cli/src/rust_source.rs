@@ -35,13 +35,24 @@ pub fn declared_type(declaration: &str) -> &str {
     rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(rest)
 }
 
-/// A `#[rop(webhook(...))]` attribute of a type, by line: `first` and one `past` its last
-/// (0-based), and its webhook type (`mutating` or `validating`).
+/// A `webhook(...)` setting in a `#[rop(...)]` attribute of a type: the attribute's lines,
+/// `first` and one `past` its last (0-based), and the webhook type (`mutating` or
+/// `validating`, wherever it stands in the list, as the derive takes it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookAttribute {
     pub first: usize,
     pub past: usize,
     pub which: String,
+    /// The attribute holds this webhook and nothing else (`#[rop(webhook(...))]`), so
+    /// removing its lines removes only the webhook.
+    pub alone: bool,
+}
+
+/// Where `text` stops parsing as Rust, for a message: ` (line L, column C)`, or nothing when
+/// the error has no place (a lexer error spans the whole input).
+pub fn error_place(e: &syn::Error) -> String {
+    let start = e.span().start();
+    if start.line == 0 { String::new() } else { format!(" (line {}, column {})", start.line, start.column + 1) }
 }
 
 /// Where the struct `name` of a types file is declared and which webhook attributes it has,
@@ -75,16 +86,23 @@ pub fn type_attributes(text: &str, name: &str) -> syn::Result<Option<TypeAttribu
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("rop"))
-        .filter_map(|a| {
-            let settings = a.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated).ok()?;
-            let Some(Meta::List(list)) = settings.first().filter(|m| m.path().is_ident("webhook")) else {
-                return None;
-            };
-            let which = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated).ok()?;
-            let which = which.first()?.path().get_ident()?.to_string();
+        .filter_map(|a| a.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated).ok().map(|s| (a, s)))
+        .flat_map(|(a, settings)| {
             let first = a.pound_token.span.start().line - 1;
             let past = a.bracket_token.span.close().end().line;
-            Some(WebhookAttribute { first, past, which })
+            let alone = settings.len() == 1;
+            settings.into_iter().filter_map(move |setting| {
+                let Meta::List(list) = setting else { return None };
+                if !list.path.is_ident("webhook") {
+                    return None;
+                }
+                let options = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated).ok()?;
+                let which = options.iter().find_map(|o| match o {
+                    Meta::Path(p) if p.is_ident("mutating") || p.is_ident("validating") => p.get_ident(),
+                    _ => None,
+                })?;
+                Some(WebhookAttribute { first, past, which: which.to_string(), alone })
+            })
         })
         .collect();
     Ok(Some(TypeAttributes { declaration, webhooks }))
@@ -107,7 +125,7 @@ mod tests {
     #[test]
     fn finds_the_webhook_attributes_of_one_type_by_line() {
         let text = "/// Doc.\n#[derive(CustomResource)]\n#[rop(webhook(validating, path = \"/v\"))]\n#[rop(\n    webhook(mutating),\n)]\npub struct FooSpec {}\n\n#[rop(webhook(mutating))]\nstruct Other;\n";
-        let webhook = |first, past, which: &str| WebhookAttribute { first, past, which: which.into() };
+        let webhook = |first, past, which: &str| WebhookAttribute { first, past, which: which.into(), alone: true };
         assert_eq!(
             type_attributes(text, "FooSpec").unwrap(),
             Some(TypeAttributes {
@@ -121,6 +139,16 @@ mod tests {
         );
         assert_eq!(type_attributes(text, "Missing").unwrap(), None);
         assert!(type_attributes("pub struct {", "FooSpec").is_err());
+        let mixed = "#[rop(webhook(failure_policy = \"Ignore\", validating))]\n#[rop(namespaced, webhook(mutating))]\npub struct FooSpec;\n";
+        assert_eq!(
+            type_attributes(mixed, "FooSpec").unwrap().unwrap().webhooks,
+            [
+                WebhookAttribute { first: 0, past: 1, which: "validating".into(), alone: true },
+                WebhookAttribute { first: 1, past: 2, which: "mutating".into(), alone: false },
+            ]
+        );
+        let broken = syn::parse_file("pub struct FooSpec {\n    pub size Option<i32>,\n}\n").unwrap_err();
+        assert_eq!(super::error_place(&broken), " (line 2, column 14)");
         assert_eq!(super::declared_type("pub struct MemcachedSpec"), "MemcachedSpec");
         assert_eq!(super::declared_type("pub struct DeploymentV1;"), "DeploymentV1");
     }

@@ -271,7 +271,8 @@ fn add_attributes(path: &str, text: &str, anchor: &str, attributes: &[String]) -
         let which = compact.split(['(', ',', ')']).nth(2).unwrap_or_default();
         let found = rust_source::type_attributes(&lines.concat(), rust_source::declared_type(anchor)).map_err(|e| {
             anyhow::anyhow!(
-                "{path} does not parse as Rust ({e}): fix it, or add {attribute} to your spec type yourself"
+                "{path} does not parse as Rust{}: {e}: fix it, then run the command again",
+                rust_source::error_place(&e)
             )
         })?;
         let Some(found) = found else {

@@ -84,7 +84,8 @@ fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> an
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let found = rust_source::type_attributes(text, rust_source::declared_type(anchor)).map_err(|e| {
         anyhow::anyhow!(
-            "{path} does not parse as Rust ({e}): remove the {which} webhook's attribute yourself, then run the command again"
+            "{path} does not parse as Rust{}: {e}: fix it, then run the command again",
+            rust_source::error_place(&e)
         )
     })?;
     let Some(found) = found else {
@@ -93,7 +94,7 @@ fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> an
         );
     };
     let matching: Vec<(usize, usize)> =
-        found.webhooks.iter().filter(|w| w.which == which).map(|w| (w.first, w.past)).collect();
+        found.webhooks.iter().filter(|w| w.which == which && w.alone).map(|w| (w.first, w.past)).collect();
     let [(first, past)] = matching[..] else {
         bail!(
             "{path}: cannot find one `#[rop(webhook({which}...))]` attribute above `{anchor}`: remove the attribute yourself, then run the command again"
