@@ -30,7 +30,7 @@ impl From<serde_yaml::Error> for VerifyError {
 }
 
 /// Whether `doc` is a `CustomResourceDefinition` of the `apiextensions.k8s.io` group (any
-/// version: `v1beta1` documents are CRDs too, and [`verify_crd`] rejects them under R1).
+/// version: `v1beta1` documents are CRDs too, and [`crate::verify_crd`] rejects them under R1).
 pub fn is_crd(doc: &Value) -> bool {
     doc.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
         && doc.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))

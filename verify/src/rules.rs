@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-/// How bad a [`Finding`] is.
+/// How bad a [`crate::Finding`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     /// The API server rejects the CRD (or, for size, etcd or `kubectl apply` does).

@@ -20,7 +20,7 @@ use crate::report::{Finding, Report};
 use crate::rules::Rule;
 
 /// Checks one CRD (any `apiextensions.k8s.io` `CustomResourceDefinition` value) against every
-/// rule in [`RULES`]: the document's shape (R1, R2), names (R3–R12), versions (R13–R19),
+/// rule in [`crate::RULES`]: the document's shape (R1, R2), names (R3–R12), versions (R13–R19),
 /// conversion (R20–R29), each version's schema (R30–R72), subresources (R78–R84), printer
 /// columns (R85–R89), selectable fields (R90–R95) and size (R100–R102), and the API-convention
 /// lints. Findings come in a deterministic order: document, names, versions, conversion, then
