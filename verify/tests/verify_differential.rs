@@ -14,7 +14,7 @@
 //! it is deleted again and the test waits until it is gone.
 //!
 //! The CEL corpus (`testdata/verify/cel/{rejected,accepted}`) records the server's causes in
-//! `# cause:` lines, which `rop verify` must contain (`runtime/tests/verify_cel_corpus.rs`);
+//! `# cause:` lines, which `rop verify` must contain (`verify/tests/verify_cel_corpus.rs`);
 //! here the live server must still give exactly those causes.
 //!
 //! Where the verdicts differ, the file must be listed in [`KNOWN_DIFFERENCES`] with the

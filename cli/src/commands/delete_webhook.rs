@@ -75,13 +75,16 @@ fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> 
     Ok(gone)
 }
 
-/// `text` without the `#[rop(webhook(mutating ...))]` (or `validating`) attribute among the
-/// attributes just above the `anchor` line (the spec type, or a built-in kind's marker type), as
-/// `create webhook` wrote it, with more settings, or wrapped over several lines. Every other
-/// line stays byte for byte as it was.
+/// `text` without the `#[rop(webhook(mutating ...))]` (or `validating`) attribute of the type
+/// `anchor` declares (the spec type, or a built-in kind's marker type), as `create webhook`
+/// wrote it, with more settings, or wrapped over several lines; unchanged when the type has no
+/// such attribute any more. Everything else stays byte for byte as it was.
+///
+/// # Errors
+/// The file does not parse, has no such type, sets the webhook inside an attribute with other
+/// settings (only the user can take the entry out of it), or has it twice.
 fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> anyhow::Result<String> {
     let which = if attribute.contains("mutating") { "mutating" } else { "validating" };
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let found = rust_source::type_attributes(text, rust_source::declared_type(anchor)).map_err(|e| {
         anyhow::anyhow!(
             "{path} does not parse as Rust{}: {e}: fix it, then run the command again",
@@ -93,16 +96,28 @@ fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> an
             "{path} has no `{anchor}` line: remove the {which} webhook's attribute yourself, then run the command again"
         );
     };
-    let matching: Vec<(usize, usize)> =
-        found.webhooks.iter().filter(|w| w.which == which && w.alone).map(|w| (w.first, w.past)).collect();
-    let [(first, past)] = matching[..] else {
-        bail!(
-            "{path}: cannot find one `#[rop(webhook({which}...))]` attribute above `{anchor}`: remove the attribute yourself, then run the command again"
-        );
-    };
-    let mut out: Vec<&str> = lines[..first].to_vec();
-    out.extend(&lines[past..]);
-    Ok(out.concat())
+    let matching: Vec<&rust_source::WebhookAttribute> = found.webhooks.iter().filter(|w| w.which == which).collect();
+    match matching[..] {
+        [] => Ok(text.to_string()),
+        [w] if w.alone => {
+            let out = rust_source::without_attribute(text, w);
+            if syn::parse_file(&out).is_err() {
+                bail!(
+                    "{path}: removing the {which} webhook's attribute (line {}) would leave the file unparsable: remove it yourself, then run the command again",
+                    w.first + 1
+                );
+            }
+            Ok(out)
+        }
+        [w] => bail!(
+            "{path}: the {which} webhook is set inside an attribute with other settings (line {}), above `{anchor}`: take just its `webhook({which}, ...)` entry out of that attribute, then run the command again",
+            w.first + 1
+        ),
+        _ => bail!(
+            "{path}: `{anchor}` has {} `webhook({which}, ...)` settings: keep one, then run the command again",
+            matching.len()
+        ),
+    }
 }
 
 /// The line that names a fragment of rop's code in a message: its first line of code, not a
