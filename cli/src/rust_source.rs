@@ -28,13 +28,6 @@ pub fn rop_flag(text: &str, key: &str) -> Option<bool> {
     Some(settings.into_iter().any(|m| set(&m)))
 }
 
-/// The type a declaration line declares: `MemcachedSpec` for `pub struct MemcachedSpec`,
-/// `DeploymentV1` for `pub struct DeploymentV1;`.
-pub fn declared_type(declaration: &str) -> &str {
-    let rest = declaration.trim_start().trim_start_matches("pub ").trim_start_matches("struct ");
-    rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or(rest)
-}
-
 /// A `webhook(...)` setting in a `#[rop(...)]` attribute of a type: the attribute's lines,
 /// `first` and one `past` its last (0-based), and the webhook type (`mutating` or
 /// `validating`, wherever it stands in the list, as the derive takes it).
@@ -176,8 +169,6 @@ mod tests {
         assert_eq!(&mixed[55..92], "#[rop(namespaced, webhook(mutating))]");
         let broken = syn::parse_file("pub struct FooSpec {\n    pub size Option<i32>,\n}\n").unwrap_err();
         assert_eq!(super::error_place(&broken), " (line 2, column 14)");
-        assert_eq!(super::declared_type("pub struct MemcachedSpec"), "MemcachedSpec");
-        assert_eq!(super::declared_type("pub struct DeploymentV1;"), "DeploymentV1");
     }
 
     #[test]

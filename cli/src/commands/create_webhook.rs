@@ -11,13 +11,12 @@ use crate::builtin;
 use crate::names;
 use crate::project::{self, Project, Resource, Webhooks};
 use crate::rust_source;
-use crate::scaffold::builtin_marker;
 use crate::scaffold::kind::KindNames;
 use crate::scaffold::plan::{self, IfExists, Plan};
 use crate::scaffold::resource;
 use crate::scaffold::spec::Scaffold;
 use crate::scaffold::templates::Templates;
-use crate::scaffold::webhook;
+use crate::scaffold::webhook::{self, AttributeTarget};
 use crate::ui;
 
 /// Flags of `rop create webhook`.
@@ -264,12 +263,13 @@ fn check_hub_is_storage(root: &Path, project: &Project, hub: &Resource, spokes: 
 ///
 /// Every other line stays byte for byte as it was (its indentation, its line ending): the
 /// attribute line gets the anchor's indentation and line ending, and nothing reformats the file.
-fn add_attributes(path: &str, text: &str, anchor: &str, attributes: &[String]) -> anyhow::Result<String> {
+fn add_attributes(target: &AttributeTarget, text: &str, attributes: &[String]) -> anyhow::Result<String> {
+    let (path, anchor) = (&target.file, &target.declaration);
     let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
     for attribute in attributes {
         let compact: String = attribute.chars().filter(|c| !c.is_whitespace()).collect();
         let which = compact.split(['(', ',', ')']).nth(2).unwrap_or_default();
-        let found = rust_source::type_attributes(&lines.concat(), rust_source::declared_type(anchor)).map_err(|e| {
+        let found = rust_source::type_attributes(&lines.concat(), &target.type_name).map_err(|e| {
             anyhow::anyhow!(
                 "{path} does not parse as Rust{}: {e}: fix it, then run the command again",
                 rust_source::error_place(&e)
@@ -303,20 +303,18 @@ fn like_line(line: &str, content: &str) -> String {
     format!("{indent}{content}{ending}")
 }
 
-/// Applies `scaffold` to `plan`: its files and fragments, then its attributes on the type
-/// `anchor` declares in `types_file`.
+/// Applies `scaffold` to `plan`: its files and fragments, then its attributes on `target`.
 pub fn apply(
     plan: &mut Plan,
     scaffold: &Scaffold,
     templates: &Templates,
-    types_file: &str,
-    anchor: &str,
+    target: &AttributeTarget,
 ) -> anyhow::Result<()> {
     plan.apply(scaffold, templates)?;
     if !scaffold.attributes.is_empty() {
-        let current =
-            plan.current(types_file)?.ok_or_else(|| anyhow::anyhow!("{types_file} is missing: restore it"))?;
-        plan.edit(types_file, add_attributes(types_file, &current, anchor, &scaffold.attributes)?);
+        let file = &target.file;
+        let current = plan.current(file)?.ok_or_else(|| anyhow::anyhow!("{file} is missing: restore it"))?;
+        plan.edit(file, add_attributes(target, &current, &scaffold.attributes)?);
     }
     Ok(())
 }
@@ -347,11 +345,7 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     let templates = Templates::load(root)?;
     let header = resource::header_of(root);
     let mut plan = Plan::new(root);
-    let (types_file, anchor) = if resource.core {
-        (builtin_marker::FILE.to_string(), builtin_marker::anchor(&k))
-    } else {
-        (format!("{}/{}.rs", k.api_dir(), k.snake), format!("pub struct {}Spec", k.kind))
-    };
+    let target = AttributeTarget::of(&k, resource.core);
     // The webhook module is rendered with every type the kind has after this command when it
     // is new (or forced), and gets only the new types' fragments when rop made it before.
     let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
@@ -371,7 +365,7 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     if !fresh_module {
         scaffold.files.retain(|f| f.path != module_file);
     }
-    apply(&mut plan, &scaffold, &templates, &types_file, &anchor)?;
+    apply(&mut plan, &scaffold, &templates, &target)?;
 
     let (group, version, kind) = (&resource.group, &resource.version, &resource.kind);
     if let Some(r) = project.find_mut(resource.core, group, version, kind) {

@@ -11,13 +11,12 @@ use anyhow::bail;
 use super::args::KindArgs;
 use crate::project::{self, Project, Webhooks};
 use crate::rust_source;
-use crate::scaffold::builtin_marker;
 use crate::scaffold::kind::KindNames;
 use crate::scaffold::markers;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
 use crate::scaffold::resource::{self, ApiOptions};
 use crate::scaffold::templates::Templates;
-use crate::scaffold::webhook;
+use crate::scaffold::webhook::{self, AttributeTarget};
 use crate::ui;
 
 /// Flags of `rop delete webhook`.
@@ -83,9 +82,10 @@ fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> 
 /// # Errors
 /// The file does not parse, has no such type, sets the webhook inside an attribute with other
 /// settings (only the user can take the entry out of it), or has it twice.
-fn remove_attribute(path: &str, text: &str, anchor: &str, attribute: &str) -> anyhow::Result<String> {
+fn remove_attribute(target: &AttributeTarget, text: &str, attribute: &str) -> anyhow::Result<String> {
+    let (path, anchor) = (&target.file, &target.declaration);
     let which = if attribute.contains("mutating") { "mutating" } else { "validating" };
-    let found = rust_source::type_attributes(text, rust_source::declared_type(anchor)).map_err(|e| {
+    let found = rust_source::type_attributes(text, &target.type_name).map_err(|e| {
         anyhow::anyhow!(
             "{path} does not parse as Rust{}: {e}: fix it, then run the command again",
             rust_source::error_place(&e)
@@ -237,14 +237,10 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     let mut plan = Plan::new(root);
     // The attributes first: a built-in kind's block in api/src/builtin.rs is rop's fragment
     // again once they are out of it.
-    let (types_file, anchor) = if core {
-        (builtin_marker::FILE.to_string(), builtin_marker::anchor(&k))
-    } else {
-        (format!("{}/{}.rs", k.api_dir(), k.snake), format!("pub struct {}Spec", k.kind))
-    };
+    let target = AttributeTarget::of(&k, core);
     for attribute in &scaffold.attributes {
-        if let Some(current) = plan.current(&types_file)? {
-            plan.file(&types_file, remove_attribute(&types_file, &current, &anchor, attribute)?, IfExists::Overwrite);
+        if let Some(current) = plan.current(&target.file)? {
+            plan.file(&target.file, remove_attribute(&target, &current, attribute)?, IfExists::Overwrite);
         }
     }
     let module_file = format!("src/webhook/{}.rs", webhook::module(&k));

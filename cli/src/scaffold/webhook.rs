@@ -34,6 +34,39 @@ pub fn attribute(mutating: bool, path: Option<&str>, name: Option<&str>) -> Stri
     layout::attribute("", &format!("#[rop(webhook({}))]", settings.join(", ")))
 }
 
+/// The type in user code that carries a kind version's `#[rop(webhook(...))]` attributes: the
+/// spec type in its types file, or, for a kind Kubernetes serves, its marker type in
+/// `api/src/builtin.rs`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttributeTarget {
+    /// The file, relative to the project root.
+    pub file: String,
+    /// The type's name (`MemcachedSpec`, `DeploymentV1`).
+    pub type_name: String,
+    /// Its declaration as scaffolded (`pub struct MemcachedSpec`), to name it in messages.
+    pub declaration: String,
+}
+
+impl AttributeTarget {
+    /// The target of kind version `k`; `builtin` for a kind Kubernetes serves.
+    pub fn of(k: &KindNames, builtin: bool) -> AttributeTarget {
+        if builtin {
+            AttributeTarget {
+                file: builtin_marker::FILE.to_string(),
+                type_name: k.marker_type(),
+                declaration: builtin_marker::anchor(k),
+            }
+        } else {
+            let type_name = format!("{}Spec", k.kind);
+            AttributeTarget {
+                file: format!("{}/{}.rs", k.api_dir(), k.snake),
+                declaration: format!("pub struct {type_name}"),
+                type_name,
+            }
+        }
+    }
+}
+
 /// What the webhooks `w` of kind version `k` consist of. Fragments are rendered with
 /// `templates` here; files are rendered when the scaffold is applied. The webhook module and
 /// the spokes' conversions are the user's; the manifests, certificates and patches are shared
