@@ -4,7 +4,7 @@
 use pretty_assertions::assert_eq;
 use rop::CustomResource;
 use rop::conversion::{ConversionError, Spoke};
-use rop::webhook::{Defaulter, Denied, HubConversion, Server, SetupError, Validator, Verdict};
+use rop::webhook::{Defaulter, Denied, HubConversion, Request, Server, SetupError, Validator, Verdict};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -87,7 +87,7 @@ struct SizeDefaulter;
 
 impl Defaulter for SizeDefaulter {
     type Kind = v1::Cache;
-    async fn default(&self, object: &mut v1::Cache) -> Result<(), Denied> {
+    async fn default(&self, object: &mut v1::Cache, _: &Request<'_, Self::Kind>) -> Result<(), Denied> {
         if object.spec.memory_mib == Some(0) {
             return Err(Denied::new("memoryMib 0 cannot be defaulted: leave it out"));
         }
@@ -101,7 +101,7 @@ struct SizeValidator;
 
 impl Validator for SizeValidator {
     type Kind = v1::Cache;
-    async fn validate_create(&self, object: &v1::Cache) -> Verdict {
+    async fn validate_create(&self, object: &v1::Cache, _: &Request<'_, Self::Kind>) -> Verdict {
         match object.spec.size {
             Some(size) if size > 10 => {
                 Err(Denied::new(format!("size {size} is above 10")).with_warning("see the docs"))
@@ -110,13 +110,13 @@ impl Validator for SizeValidator {
             _ => Ok(vec![]),
         }
     }
-    async fn validate_update(&self, old: &v1::Cache, new: &v1::Cache) -> Verdict {
+    async fn validate_update(&self, old: &v1::Cache, new: &v1::Cache, request: &Request<'_, Self::Kind>) -> Verdict {
         if new.spec.size < old.spec.size {
             return Err(Denied::new("size cannot shrink"));
         }
-        self.validate_create(new).await
+        self.validate_create(new, request).await
     }
-    async fn validate_delete(&self, object: &v1::Cache) -> Verdict {
+    async fn validate_delete(&self, object: &v1::Cache, _: &Request<'_, Self::Kind>) -> Verdict {
         if object.metadata.labels.as_ref().is_some_and(|l| l.contains_key("protected")) {
             return Err(Denied::new("the object is protected"));
         }
@@ -576,7 +576,7 @@ async fn a_defaulted_object_that_does_not_serialise_is_denied_not_a_crash() {
     struct Poisoner;
     impl Defaulter for Poisoner {
         type Kind = Cache;
-        async fn default(&self, object: &mut Cache) -> Result<(), Denied> {
+        async fn default(&self, object: &mut Cache, _: &Request<'_, Self::Kind>) -> Result<(), Denied> {
             object.spec.note = Some("poison".into());
             Ok(())
         }
@@ -592,6 +592,49 @@ async fn a_defaulted_object_that_does_not_serialise_is_denied_not_a_crash() {
     );
 }
 
+#[tokio::test]
+async fn a_webhook_sees_the_request_and_outside_a_manager_its_client_says_so() {
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
+    #[rop(group = "cache.example.com", version = "v1", kind = "Cache")]
+    #[rop(webhook(mutating, path = "/mutate-inspect"))]
+    struct CacheSpec {
+        #[serde(default)]
+        size: Option<i32>,
+        #[serde(default)]
+        note: Option<String>,
+    }
+    struct Inspector;
+    impl Defaulter for Inspector {
+        type Kind = Cache;
+        async fn default(&self, object: &mut Cache, request: &Request<'_, Self::Kind>) -> Result<(), Denied> {
+            // An update keeps the size the object had.
+            if let Some(old) = request.old_object() {
+                object.spec.size = old.spec.size;
+            }
+            let caches: kube::Api<Cache> = kube::Api::all(request.client().clone());
+            let listed = caches.list(&Default::default()).await.map(|_| ());
+            let user = request.user_info().username.as_deref().unwrap_or_default();
+            let error = listed.unwrap_err();
+            object.spec.note =
+                Some(format!("{:?} by {user}, dry run {}: {error}", request.operation(), request.dry_run()));
+            Ok(())
+        }
+    }
+    let server = Server::new().defaulter(Inspector).unwrap();
+    let old = object(json!({ "size": 1 }));
+    let answer =
+        server.handle("/mutate-inspect", review("UPDATE", Some(object(json!({ "size": 5 }))), Some(old))).await;
+    let patch = response(answer)["patch"].clone();
+    let patch: Vec<u8> = serde_json::from_value(patch).unwrap();
+    let patch: Value = serde_json::from_slice(&patch).unwrap();
+    let note = patch.as_array().unwrap().iter().find(|op| op["path"] == "/spec/note").unwrap()["value"].clone();
+    assert_eq!(
+        note,
+        "Update by alice, dry run false: ServiceError: this webhook server has no client: the manager gives it its own; a test gives it one with `Server::with_client` (rop-testenv's `TestEnv::client`)"
+    );
+    assert!(patch.as_array().unwrap().iter().any(|op| op["path"] == "/spec/size" && op["value"] == 1), "{patch}");
+}
+
 #[test]
 fn registration_errors_name_the_kind_and_the_fix() {
     #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
@@ -600,7 +643,7 @@ fn registration_errors_name_the_kind_and_the_fix() {
     struct V3Defaulter;
     impl Defaulter for V3Defaulter {
         type Kind = Cache;
-        async fn default(&self, _: &mut Cache) -> Result<(), Denied> {
+        async fn default(&self, _: &mut Cache, _: &Request<'_, Self::Kind>) -> Result<(), Denied> {
             Ok(())
         }
     }
@@ -824,7 +867,11 @@ struct ReplicasDefaulter;
 
 impl Defaulter for ReplicasDefaulter {
     type Kind = DeploymentV1;
-    async fn default(&self, object: &mut k8s_openapi::api::apps::v1::Deployment) -> Result<(), Denied> {
+    async fn default(
+        &self,
+        object: &mut k8s_openapi::api::apps::v1::Deployment,
+        _: &Request<'_, Self::Kind>,
+    ) -> Result<(), Denied> {
         object.spec.replicas.get_or_insert(2);
         Ok(())
     }
@@ -834,7 +881,7 @@ struct NoHostNetwork;
 
 impl Validator for NoHostNetwork {
     type Kind = PodV1;
-    async fn validate_create(&self, pod: &k8s_openapi::api::core::v1::Pod) -> Verdict {
+    async fn validate_create(&self, pod: &k8s_openapi::api::core::v1::Pod, _: &Request<'_, Self::Kind>) -> Verdict {
         match pod.spec.as_ref().and_then(|s| s.host_network) {
             Some(true) => Err(Denied::new("pods may not use the host network")),
             _ => Ok(vec![]),
@@ -844,10 +891,11 @@ impl Validator for NoHostNetwork {
         &self,
         _: &k8s_openapi::api::core::v1::Pod,
         new: &k8s_openapi::api::core::v1::Pod,
+        request: &Request<'_, Self::Kind>,
     ) -> Verdict {
-        self.validate_create(new).await
+        self.validate_create(new, request).await
     }
-    async fn validate_delete(&self, _: &k8s_openapi::api::core::v1::Pod) -> Verdict {
+    async fn validate_delete(&self, _: &k8s_openapi::api::core::v1::Pod, _: &Request<'_, Self::Kind>) -> Verdict {
         Ok(vec![])
     }
 }

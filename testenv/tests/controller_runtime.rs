@@ -1,21 +1,24 @@
 //! rop's controller runtime against a real API server: a `Reconciler` run by the `Manager`
 //! gets its kind's finalizer, applies an owned object, writes its status once, is retried with
 //! backoff after a failure (counted with a reason and recorded as a Warning Event), runs its
-//! cleanup once on deletion, and lets the object go. A reconciler without cleanup puts no
-//! finalizer on its objects and removes one left from before. A controller for a built-in kind
-//! (v1 ServiceAccount) runs with only the RBAC rules its marker type gives.
+//! cleanup on deletion (waiting, without an error, while the cleanup says it is not done), and
+//! lets the object go. A terminal error is not retried and leaves a `Stalled` condition until
+//! the object changes; a watched Secret reconciles the objects that name it. A reconciler
+//! without cleanup puts no finalizer on its objects and removes one left from before. A
+//! controller for a built-in kind (v1 ServiceAccount) runs with only the RBAC rules its marker
+//! type gives.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{ConfigMap, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
-use rop::controller::metrics::{ErrorLabels, ReconcileLabels};
-use rop::controller::{Action, Context, Metrics, Reconciler};
+use rop::controller::metrics::{ControllerLabels, ErrorLabels, ReconcileLabels};
+use rop::controller::{Action, Cache, Cleanup, Context, Metrics, ObjectRef, Reconciler, Terminal, Watched};
 use rop::manager::{Manager, Options};
 use rop::{BuiltinKind as _, CustomResource, conditions};
 use rop_testenv::{TestEnv, wait_for, wait_until, wait_until_gone};
@@ -26,7 +29,7 @@ use serde::{Deserialize, Serialize};
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(group = "runtime.rop.dev", version = "v1", kind = "Gadget", plural = "gadgets")]
 #[rop(namespaced, storage, status = "GadgetStatus", derive = "Default", derive = "PartialEq")]
-#[rop(owns(k8s_openapi::api::core::v1::ConfigMap))]
+#[rop(owns(k8s_openapi::api::core::v1::ConfigMap), watches(k8s_openapi::api::core::v1::Secret))]
 #[serde(rename_all = "camelCase")]
 pub struct GadgetSpec {
     /// What the ConfigMap holds.
@@ -49,11 +52,15 @@ pub struct GadgetStatus {
 enum GadgetError {
     #[error("the first pass of {0} fails on purpose")]
     FirstPass(String),
+    #[error("the value is invalid")]
+    Invalid(#[from] Terminal),
     #[error(transparent)]
     Api(#[from] kube::Error),
 }
 
-/// Counts its calls; the first pass over an object named `flaky` fails.
+/// Counts its calls; the first pass over an object named `flaky` fails, and a pass over an
+/// object whose value is `invalid` fails for good. The cleanup of an object named `waiting`
+/// is not done until `released` is set.
 #[derive(Clone, Default)]
 struct Gadgets(Arc<Calls>);
 
@@ -62,17 +69,30 @@ struct Calls {
     passes: AtomicU32,
     cleanups: AtomicU32,
     flaky_failed: AtomicU32,
+    released: AtomicBool,
+}
+
+impl Gadgets {
+    async fn release(&self, gadget: Arc<Gadget>) -> Result<Cleanup, GadgetError> {
+        self.0.cleanups.fetch_add(1, Ordering::SeqCst);
+        if gadget.name_any() == "waiting" && !self.0.released.load(Ordering::SeqCst) {
+            return Ok(Cleanup::RequeueAfter(Duration::from_millis(200)));
+        }
+        Ok(Cleanup::Done)
+    }
 }
 
 impl Reconciler for Gadgets {
     type Kind = Gadget;
     type Error = GadgetError;
-    const CLEANUP: bool = true;
 
     async fn reconcile(&self, gadget: Arc<Gadget>, ctx: &Context<Gadget>) -> Result<Action, GadgetError> {
         self.0.passes.fetch_add(1, Ordering::SeqCst);
         if gadget.name_any() == "flaky" && self.0.flaky_failed.fetch_add(1, Ordering::SeqCst) == 0 {
             return Err(GadgetError::FirstPass(gadget.name_any()));
+        }
+        if gadget.spec.value == "invalid" {
+            return Err(Terminal::new("spec.value must not be `invalid`: choose another value").into());
         }
         let config_map = ConfigMap {
             metadata: ObjectMeta { name: Some(gadget.name_any()), ..ObjectMeta::default() },
@@ -87,9 +107,18 @@ impl Reconciler for Gadgets {
         Ok(Action::await_change())
     }
 
-    async fn cleanup(&self, _gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Action, GadgetError> {
-        self.0.cleanups.fetch_add(1, Ordering::SeqCst);
-        Ok(Action::await_change())
+    fn cleanup(
+        &self,
+        gadget: Arc<Gadget>,
+        _ctx: &Context<Gadget>,
+    ) -> Option<impl Future<Output = Result<Cleanup, GadgetError>> + Send> {
+        Some(self.release(gadget))
+    }
+
+    /// A Secret reconciles the gadgets whose value names it.
+    fn map_watched(&self, watched: &Watched, cache: &Cache<Gadget>) -> Vec<ObjectRef<Gadget>> {
+        assert!(watched.is::<Secret>());
+        cache.find(|gadget| gadget.spec.value == watched.name())
     }
 }
 
@@ -119,7 +148,6 @@ struct Accounts(Arc<AtomicU32>);
 impl Reconciler for Accounts {
     type Kind = ServiceAccountV1;
     type Error = kube::Error;
-    const CLEANUP: bool = true;
 
     async fn reconcile(
         &self,
@@ -135,13 +163,17 @@ impl Reconciler for Accounts {
         Ok(Action::await_change())
     }
 
-    async fn cleanup(
+    fn cleanup(
         &self,
         _account: Arc<ServiceAccount>,
         _ctx: &Context<ServiceAccountV1>,
-    ) -> Result<Action, kube::Error> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Ok(Action::await_change())
+    ) -> Option<impl Future<Output = Result<Cleanup, kube::Error>> + Send> {
+        // The runtime calls this to learn whether objects need the finalizer: count in the future.
+        let cleanups = self.0.clone();
+        Some(async move {
+            cleanups.fetch_add(1, Ordering::SeqCst);
+            Ok(Cleanup::Done)
+        })
     }
 }
 
@@ -166,20 +198,34 @@ fn start<R: Reconciler>(
     (stop, running, metrics)
 }
 
+/// Runs `test` on a test API server with the Gadget CRD installed and a manager running
+/// [`Gadgets`] with the admin's client; stops the manager after, and fails if it failed.
+fn with_gadgets<F, T>(test: F)
+where
+    F: FnOnce(Client, Api<Gadget>, Gadgets, Metrics) -> T,
+    T: Future<Output = ()>,
+{
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    env.block_on(async {
+        let client = env.client();
+        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
+        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+        let reconciler = Gadgets::default();
+        let (stop, running, metrics) = start(&client, reconciler.clone());
+        test(client, gadgets, reconciler, metrics).await;
+        stop.send(()).unwrap();
+        running.await.unwrap().unwrap();
+    });
+}
+
 fn count(metrics: &Metrics, result: &'static str) -> u64 {
     metrics.reconciles.get_or_create(&ReconcileLabels { controller: "gadget".into(), result }).get()
 }
 
 #[test]
 fn the_runtime_finalizes_applies_retries_and_cleans_up() {
-    let Some(env) = TestEnv::start_or_skip() else { return };
-    env.block_on(async {
-        let client = env.client();
-        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
-        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+    with_gadgets(|client, gadgets, reconciler, metrics| async move {
         let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
-        let reconciler = Gadgets::default();
-        let (stop, running, metrics) = start(&client, reconciler.clone());
 
         gadgets.create(&PostParams::default(), &gadget("steady")).await.unwrap();
         let steady = wait_for(&gadgets, "steady", |g| {
@@ -221,8 +267,80 @@ fn the_runtime_finalizes_applies_retries_and_cleans_up() {
         wait_until_gone(&gadgets, "steady").await;
         assert_eq!(reconciler.0.cleanups.load(Ordering::SeqCst), 1);
 
-        stop.send(()).unwrap();
-        running.await.unwrap().unwrap();
+        // A cleanup that is not done keeps the finalizer, and looks again with no error.
+        gadgets.create(&PostParams::default(), &gadget("waiting")).await.unwrap();
+        wait_for(&gadgets, "waiting", |g| g.status.is_some()).await;
+        let errors = count(&metrics, "error");
+        gadgets.delete("waiting", &DeleteParams::default()).await.unwrap();
+        wait_until("three looks at the cleanup", || reconciler.0.cleanups.load(Ordering::SeqCst) >= 4).await;
+        let waiting = gadgets.get("waiting").await.unwrap();
+        assert_eq!(waiting.finalizers(), ["runtime.rop.dev/finalizer"], "the finalizer stays while waiting");
+        assert_eq!(count(&metrics, "error"), errors, "waiting is no error");
+        reconciler.0.released.store(true, Ordering::SeqCst);
+        wait_until_gone(&gadgets, "waiting").await;
+        assert_eq!(events_about(&events, "waiting").await, Vec::<String>::new(), "no Event while waiting");
+    });
+}
+
+#[test]
+fn a_terminal_error_stalls_the_object_until_it_changes() {
+    with_gadgets(|client, gadgets, reconciler, metrics| async move {
+        let mut invalid = gadget("stuck");
+        invalid.spec.value = "invalid".into();
+        gadgets.create(&PostParams::default(), &invalid).await.unwrap();
+        let stalled = wait_for(&gadgets, "stuck", |g| {
+            g.status.as_ref().is_some_and(|s| conditions::is_true(&s.conditions, "Stalled"))
+        })
+        .await;
+        let condition = conditions::find(&stalled.status.as_ref().unwrap().conditions, "Stalled").unwrap();
+        assert_eq!(condition.reason, "TerminalError");
+        assert_eq!(
+            condition.message,
+            "reconcile failed: the value is invalid: spec.value must not be `invalid`: choose another value"
+        );
+        assert_eq!(condition.observed_generation, stalled.metadata.generation);
+        let events: Api<Event> = Api::namespaced(client.clone(), "default");
+        wait_for_events(&events, "stuck").await;
+        assert_eq!(events_about(&events, "stuck").await, ["Warning Stalled"]);
+        let terminal = ControllerLabels { controller: "gadget".into() };
+        assert_eq!(metrics.terminal_errors.get_or_create(&terminal).get(), 1);
+        // Not retried: no backoff brings the pass back.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert_eq!(reconciler.0.passes.load(Ordering::SeqCst), 1);
+
+        // A fixed spec is reconciled, and the condition goes.
+        let fix = serde_json::json!({ "spec": { "value": "fixed" } });
+        gadgets.patch("stuck", &PatchParams::default(), &Patch::Merge(&fix)).await.unwrap();
+        let fixed = wait_for(&gadgets, "stuck", |g| {
+            g.status.as_ref().is_some_and(|s| {
+                conditions::is_true(&s.conditions, "Available") && conditions::find(&s.conditions, "Stalled").is_none()
+            })
+        })
+        .await;
+        assert_eq!(fixed.status.unwrap().conditions.len(), 1);
+    });
+}
+
+#[test]
+fn a_watched_object_reconciles_the_objects_that_name_it() {
+    with_gadgets(|client, gadgets, reconciler, _metrics| async move {
+        gadgets.create(&PostParams::default(), &gadget("reader")).await.unwrap();
+        gadgets.create(&PostParams::default(), &gadget("bystander")).await.unwrap();
+        wait_for(&gadgets, "reader", |g| g.status.is_some()).await;
+        wait_for(&gadgets, "bystander", |g| g.status.is_some()).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let passes = reconciler.0.passes.load(Ordering::SeqCst);
+
+        // `reader`'s value names this Secret; no gadget owns it.
+        let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");
+        let secret = Secret {
+            metadata: ObjectMeta { name: Some("reader-value".into()), ..ObjectMeta::default() },
+            ..Secret::default()
+        };
+        secrets.create(&PostParams::default(), &secret).await.unwrap();
+        wait_until("a pass of reader", || reconciler.0.passes.load(Ordering::SeqCst) > passes).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(reconciler.0.passes.load(Ordering::SeqCst), passes + 1, "only reader is reconciled");
     });
 }
 
@@ -369,6 +487,16 @@ async fn client_with_rules(env: &TestEnv, rules: &[rop::rbac::Rule]) -> Client {
     std::fs::write(&role, serde_yaml::to_string(&roles[0]).unwrap()).unwrap();
     rop_testenv::install_manager_rbac(&env.client(), &role).await.unwrap();
     env.client_as_service_account(rop_testenv::MANAGER_NAMESPACE, rop_testenv::MANAGER_SERVICE_ACCOUNT).unwrap()
+}
+
+/// The Events about the object `name`, as `<type> <reason>`.
+async fn events_about(events: &Api<Event>, name: &str) -> Vec<String> {
+    let list = events.list(&ListParams::default()).await.unwrap();
+    list.items
+        .into_iter()
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
+        .map(|e| format!("{} {}", e.type_.unwrap_or_default(), e.reason.unwrap_or_default()))
+        .collect()
 }
 
 /// Waits for the first Event about the object `name`.

@@ -22,7 +22,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::api::{Api, DeleteParams, PostParams};
 use rop::CustomResource;
 use rop::conversion::{ConversionError, Spoke};
-use rop::webhook::{Defaulter, Denied, HubConversion, Registration, Server, Validator, Verdict};
+use rop::webhook::{Defaulter, Denied, HubConversion, Registration, Request, Server, Validator, Verdict};
 use rop_testenv::TestEnv;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -78,7 +78,7 @@ struct SizeDefaulter;
 
 impl Defaulter for SizeDefaulter {
     type Kind = v1::Cache;
-    async fn default(&self, object: &mut v1::Cache) -> Result<(), Denied> {
+    async fn default(&self, object: &mut v1::Cache, _: &Request<'_, Self::Kind>) -> Result<(), Denied> {
         object.spec.size.get_or_insert(3);
         Ok(())
     }
@@ -88,16 +88,29 @@ struct SizeValidator;
 
 impl Validator for SizeValidator {
     type Kind = v1::Cache;
-    async fn validate_create(&self, object: &v1::Cache) -> Verdict {
-        match object.spec.size {
-            Some(size) if size > 10 => Err(Denied::new(format!("size {size} is above 10"))),
-            _ => Ok(vec![]),
+    async fn validate_create(&self, object: &v1::Cache, request: &Request<'_, Self::Kind>) -> Verdict {
+        if let Some(size) = object.spec.size.filter(|size| *size > 10) {
+            return Err(Denied::new(format!("size {size} is above 10")));
+        }
+        // At most one Cache per `team` label: the others are listed with the manager's client.
+        let Some(team) = object.metadata.labels.as_ref().and_then(|labels| labels.get("team")) else {
+            return Ok(vec![]);
+        };
+        let caches: Api<v1::Cache> = Api::all(request.client().clone());
+        let selector = kube::api::ListParams::default().labels(&format!("team={team}"));
+        let taken = caches.list(&selector).await.map_err(|e| Denied::new(format!("cannot list Caches: {e}")))?;
+        match taken.items.first() {
+            Some(other) => Err(Denied::new(format!(
+                "team {team} already has the Cache {}",
+                other.metadata.name.as_deref().unwrap_or_default()
+            ))),
+            None => Ok(vec![]),
         }
     }
-    async fn validate_update(&self, _old: &v1::Cache, new: &v1::Cache) -> Verdict {
-        self.validate_create(new).await
+    async fn validate_update(&self, _old: &v1::Cache, new: &v1::Cache, request: &Request<'_, Self::Kind>) -> Verdict {
+        self.validate_create(new, request).await
     }
-    async fn validate_delete(&self, _object: &v1::Cache) -> Verdict {
+    async fn validate_delete(&self, _object: &v1::Cache, _: &Request<'_, Self::Kind>) -> Verdict {
         Ok(vec![])
     }
 }
@@ -112,7 +125,7 @@ struct LabelDefaulter;
 
 impl Defaulter for LabelDefaulter {
     type Kind = DeploymentV1;
-    async fn default(&self, object: &mut Deployment) -> Result<(), Denied> {
+    async fn default(&self, object: &mut Deployment, _: &Request<'_, Self::Kind>) -> Result<(), Denied> {
         object.metadata.labels.get_or_insert_with(Default::default).insert("defaulted-by".into(), "rop".into());
         Ok(())
     }
@@ -244,7 +257,8 @@ fn the_api_server_calls_the_webhooks() {
             Registration::validator(SizeValidator),
             Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>()),
         ])
-        .unwrap();
+        .unwrap()
+        .with_client(client.clone());
         let (stop, serving) = spawn(server, port, cert_dir.path());
 
         install(&client, &crd, &mutating, &validating).await;
@@ -261,6 +275,20 @@ fn the_api_server_calls_the_webhooks() {
         assert_eq!(
             (status.code, status.message.as_str()),
             (403, "admission webhook \"vcache-v1.hooks.example.com\" denied the request: size 11 is above 10")
+        );
+
+        // The validator reads the cluster through the client the server was given.
+        let team = |name: &str| {
+            let mut cache = v1::Cache::new(name, v1::CacheSpec { size: Some(1) });
+            cache.metadata.labels = Some([("team".to_string(), "blue".to_string())].into());
+            cache
+        };
+        caches.create(&PostParams::default(), &team("blue-1")).await.unwrap();
+        let refused = caches.create(&PostParams::default(), &team("blue-2")).await.expect_err("one per team");
+        let kube::Error::Api(status) = refused else { panic!("{refused}") };
+        assert_eq!(
+            status.message,
+            "admission webhook \"vcache-v1.hooks.example.com\" denied the request: team blue already has the Cache blue-1"
         );
 
         // The v1 object read as v2, and a v2 object written and read as v1, go through /convert.

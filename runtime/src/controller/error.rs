@@ -21,6 +21,50 @@ pub enum Error<E: std::error::Error + 'static> {
         #[source]
         source: kube::Error,
     },
+    /// [`super::Reconciler::cleanup`] asked for a finalizer that a built-in kind's marker does
+    /// not name; not retried.
+    #[error(
+        "a cleanup needs a finalizer: add #[rop(controller(finalizer = \"<your domain>/finalizer\"))] to the kind's marker type in api/src/builtin.rs"
+    )]
+    NoFinalizer,
+}
+
+/// An error that retrying cannot fix until the object changes (controller-runtime's
+/// `reconcile.TerminalError`): an invalid combination of fields the schema cannot refuse, a
+/// reference to something that will never exist.
+///
+/// A pass that fails with a `Terminal` anywhere in its error's chain of sources is not retried:
+/// the runtime records a Warning Event `Stalled`, sets the condition `Stalled` (`True`, reason
+/// `TerminalError`, the message) when the kind's status has conditions, counts it in
+/// `controller_runtime_terminal_reconcile_errors_total`, and waits for the object to change.
+/// The next pass that succeeds removes the condition.
+///
+/// Carry it as the source of a variant of the reconciler's error (`#[source]`, or `#[from]`
+/// on a variant that is not `#[error(transparent)]`, which would hide it from the chain), or
+/// use it as the whole error type.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Terminal {
+    message: String,
+}
+
+impl Terminal {
+    /// A terminal error with `message`, which says what is wrong and how to fix it.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}
+
+/// Whether `error` or one of its sources is a [`Terminal`].
+pub fn is_terminal(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if error.is::<Terminal>() {
+            return true;
+        }
+        current = error.source();
+    }
+    false
 }
 
 /// A short, bounded name for `error`, for the `reason` label of
@@ -101,6 +145,22 @@ mod tests {
         assert_eq!(error_reason(&Apply(api_error(500))), "api");
         assert_eq!(error_reason(&std::io::Error::other("disk full")), "reconcile");
         assert_eq!(error_reason(&Transparent::Api(api_error(403))), "forbidden", "through #[error(transparent)]");
+    }
+
+    #[test]
+    fn a_terminal_error_is_found_anywhere_in_the_chain() {
+        #[derive(Debug, thiserror::Error)]
+        enum Failure {
+            #[error("the spec is invalid")]
+            Invalid(#[from] Terminal),
+            #[error("failed to apply")]
+            Apply(#[source] kube::Error),
+        }
+
+        assert!(is_terminal(&Terminal::new("spec.size must be even")));
+        assert!(is_terminal(&Failure::Invalid(Terminal::new("spec.size must be even"))));
+        assert!(!is_terminal(&Failure::Apply(api_error(409))));
+        assert!(!is_terminal(&std::io::Error::other("disk full")));
     }
 
     #[test]

@@ -68,6 +68,9 @@ pub struct Metrics {
     pub reconcile_time: Family<ControllerLabels, Histogram, fn() -> Histogram>,
     /// `controller_runtime_active_workers`: passes running now.
     pub active_workers: Family<ControllerLabels, Gauge>,
+    /// `controller_runtime_terminal_reconcile_errors_total`: failed passes not retried (a
+    /// [`super::Terminal`] error).
+    pub terminal_errors: Family<ControllerLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -77,6 +80,7 @@ impl Default for Metrics {
             reconcile_errors: Family::default(),
             reconcile_time: Family::new_with_constructor(reconcile_time_histogram),
             active_workers: Family::default(),
+            terminal_errors: Family::default(),
         }
     }
 }
@@ -106,6 +110,11 @@ impl Metrics {
             "Number of currently used workers per controller",
             metrics.active_workers.clone(),
         );
+        registry.register(
+            "controller_runtime_terminal_reconcile_errors",
+            "Total number of terminal reconciliation errors per controller",
+            metrics.terminal_errors.clone(),
+        );
         metrics
     }
 
@@ -117,6 +126,7 @@ impl Metrics {
         let labels = ControllerLabels { controller: controller.into() };
         self.reconcile_time.get_or_create_owned(&labels);
         self.active_workers.get_or_create_owned(&labels);
+        self.terminal_errors.get_or_create_owned(&labels);
     }
 
     /// Counts one finished reconciliation and how long it took.
@@ -131,6 +141,11 @@ impl Metrics {
     /// Counts one reconciliation error of kind `reason`.
     pub fn reconcile_failed(&self, controller: &str, reason: &'static str) {
         self.reconcile_errors.get_or_create(&ErrorLabels { controller: controller.into(), reason }).inc();
+    }
+
+    /// Counts one terminal error (a failed pass that is not retried).
+    pub fn terminal_failed(&self, controller: &str) {
+        self.terminal_errors.get_or_create(&ControllerLabels { controller: controller.into() }).inc();
     }
 
     /// The number of reconciliations of `controller` running now goes up by `delta` (±1).
@@ -151,6 +166,7 @@ mod tests {
         metrics.reconciled("example", true, Duration::from_millis(250));
         metrics.reconciled("example", false, Duration::from_secs(2));
         metrics.reconcile_failed("example", "conflict");
+        metrics.terminal_failed("example");
 
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
@@ -169,6 +185,8 @@ mod tests {
             "controller_runtime_reconcile_time_seconds_bucket{le=\"0.25\",controller=\"example\"} 1",
             "controller_runtime_reconcile_time_seconds_bucket{le=\"+Inf\",controller=\"example\"} 2",
             "controller_runtime_active_workers{controller=\"idle\"} 0",
+            "controller_runtime_terminal_reconcile_errors_total{controller=\"example\"} 1",
+            "controller_runtime_terminal_reconcile_errors_total{controller=\"idle\"} 0",
         ] {
             assert!(text.lines().any(|l| l == line), "no line {line} in:\n{text}");
         }

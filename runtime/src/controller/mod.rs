@@ -2,22 +2,26 @@
 //! `controller`).
 //!
 //! A project implements [`Reconciler`] for one kind: [`Reconciler::reconcile`] brings the cluster
-//! in line with an object, and, when [`Reconciler::CLEANUP`] is set, [`Reconciler::cleanup`]
-//! releases what it holds before it is deleted. The runtime does the rest, the way
+//! in line with an object, and [`Reconciler::cleanup`], when the reconciler overrides it,
+//! releases what the object holds before it is deleted. The runtime does the rest, the way
 //! controller-runtime does it for a Go reconciler:
 //!
 //! - it watches the kind, and the kinds its `#[rop(owns(...))]` and `#[rop(watches(...))]`
-//!   attributes name (a change to an owned object reconciles its owner), in `WATCH_NAMESPACE`
-//!   when the manager has one;
+//!   attributes name (a change to an owned object reconciles its owner; a change to a watched
+//!   one reconciles the objects [`Reconciler::map_watched`] names), in `WATCH_NAMESPACE` when
+//!   the manager has one;
 //! - it hands `reconcile` the object from the watch cache, never a live read per pass;
-//! - with `CLEANUP`, it adds the kind's finalizer (`<group>/finalizer` for a custom kind, from
-//!   [`crate::ControllerDefinition::finalizer`]) before the first `reconcile`, runs `cleanup` once the
-//!   object is being deleted and removes the finalizer when `cleanup` succeeds; without it, no
-//!   finalizer is added and owner references let the garbage collector do the cleaning;
+//! - when `cleanup` gives an object a future, it adds the kind's finalizer (`<group>/finalizer`
+//!   for a custom kind, from [`crate::ControllerDefinition::finalizer`]) before the first
+//!   `reconcile`, awaits the future once the object is being deleted and removes the finalizer
+//!   when it returns [`Cleanup::Done`]; otherwise no finalizer is added and owner references let
+//!   the garbage collector do the cleaning;
 //! - it runs each pass in a `reconcile` span that names the controller and the object, counts it
 //!   in controller-runtime's metrics (`controller_runtime_reconcile_total`, `_errors_total` with a
 //!   `reason`, `_time_seconds`), records a Warning Event when a pass fails, and retries a failed
-//!   object with controller-runtime's per-object exponential backoff (5 ms doubling up to 1000 s).
+//!   object with controller-runtime's per-object exponential backoff (5 ms doubling up to 1000 s);
+//!   a [`Terminal`] error is not retried until the object changes, and is reported in a
+//!   `Stalled` condition.
 //!
 //! [`Context`] holds what a reconciler calls: server-side apply of owned objects with an owner
 //! reference, a status write that is skipped when nothing changed, and an Events recorder.
@@ -46,6 +50,7 @@
 #![warn(missing_docs)]
 
 mod backoff;
+mod cleanup;
 mod context;
 mod error;
 mod finalizer;
@@ -53,6 +58,8 @@ pub mod metrics;
 mod owned;
 mod run;
 mod scope;
+mod stalled;
+mod watched;
 mod written;
 
 use std::future::Future;
@@ -61,11 +68,14 @@ use std::sync::Arc;
 pub use kube::runtime::controller::Action;
 pub use kube::runtime::events::EventType;
 
+pub use cleanup::Cleanup;
 pub use context::Context;
-pub use error::{Error, error_chain, error_reason};
+pub use error::{Error, Terminal, error_chain, error_reason, is_terminal};
+pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
 pub use run::{RunOptions, run};
 pub use scope::{Kind, KindObject, KindScope, ObjectOf};
+pub use watched::{Cache, Watched};
 
 /// The user's half of a controller for one kind: what to do for an object. The runtime calls it
 /// (see the module docs); it never calls the API server for the object itself.
@@ -83,36 +93,60 @@ pub trait Reconciler: Send + Sync + 'static {
     /// an own `thiserror` enum says more in logs, Events and the error metric's `reason`.
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// Whether deleting an object waits for [`Reconciler::cleanup`]: `true` puts the kind's
-    /// finalizer on every object. Leave it `false` when owner references on what `reconcile`
-    /// creates are all the cleaning there is (the garbage collector deletes those). A finalizer
-    /// left on objects from a time it was `true` is removed at deletion.
-    const CLEANUP: bool = false;
+    /// How many passes of this controller may run at once, each over a different object
+    /// (controller-runtime's `MaxConcurrentReconciles`); `0`, the default, sets no limit
+    /// (kube-runtime's default). Two passes never run over the same object at once.
+    const MAX_CONCURRENT_RECONCILES: u16 = 0;
 
     /// One pass over `object` (from the watch cache; `metadata.deletionTimestamp` is unset).
     ///
     /// # Errors
     /// Whatever failed; the runtime logs it, counts it, records a Warning Event on the object and
-    /// retries with exponential backoff.
+    /// retries with exponential backoff, unless [`Reconciler::is_terminal`] says retrying cannot
+    /// help (see [`Terminal`]).
     fn reconcile(
         &self,
         object: Arc<ObjectOf<Self::Kind>>,
         ctx: &Context<Self::Kind>,
     ) -> impl Future<Output = Result<Action, Self::Error>> + Send;
 
-    /// Releases what `object` holds outside the cluster (or anything owner references cannot
-    /// reach) before it goes; runs only with [`Reconciler::CLEANUP`], and again until it succeeds.
-    /// It must be idempotent. The default does nothing.
+    /// What deleting `object` must wait for: `None` (the default) when owner references on what
+    /// `reconcile` creates are all the cleaning there is (the garbage collector deletes those),
+    /// or the future that releases what the object holds outside the cluster (or anything owner
+    /// references cannot reach).
     ///
-    /// # Errors
-    /// Whatever failed; the finalizer stays and the cleanup is retried with backoff.
+    /// Overriding it is the whole opt-in, so the finalizer and the cleanup cannot disagree: an
+    /// object for which this returns `Some` gets the kind's finalizer before its first
+    /// `reconcile`; once it is being deleted the runtime awaits the future and removes the
+    /// finalizer when it returns [`Cleanup::Done`]. [`Cleanup::RequeueAfter`] keeps the
+    /// finalizer and asks again later, with no error logged, counted or recorded (waiting for
+    /// Namespaces to terminate, say); an `Err` is a failure, retried with backoff. A finalizer
+    /// left on an object for which this returns `None` is removed at deletion.
+    ///
+    /// The runtime also calls this, without awaiting the future, to learn whether an object
+    /// needs the finalizer: decide here, do the work inside the future (an `async fn` of the
+    /// reconciler, as in `Some(self.release(object, ctx))`). The cleanup must be idempotent.
     fn cleanup(
         &self,
         object: Arc<ObjectOf<Self::Kind>>,
         ctx: &Context<Self::Kind>,
-    ) -> impl Future<Output = Result<Action, Self::Error>> + Send {
+    ) -> Option<impl Future<Output = Result<Cleanup, Self::Error>> + Send> {
         let _ = (object, ctx);
-        std::future::ready(Ok(Action::await_change()))
+        None::<std::future::Ready<Result<Cleanup, Self::Error>>>
+    }
+
+    /// The objects of this kind to reconcile when `watched`, an object of a kind in the kind's
+    /// `#[rop(watches(...))]`, changes (controller-runtime's `handler.EnqueueRequestsFromMapFunc`).
+    /// `cache` holds this controller's objects as its watch last saw them, to look up those
+    /// that refer to `watched` (`cache.find(|tenant| ...)`).
+    ///
+    /// The default is the object named in `watched`'s controller owner reference
+    /// ([`Watched::controller_owner`]), as for kinds in `owns(...)`. Override it when objects
+    /// refer to what they watch by name or label (a Secret, a ConfigMap, a Namespace):
+    /// [`Cache::find`] scans the objects, [`Watched::same_name`] names the one of the same name.
+    fn map_watched(&self, watched: &Watched, cache: &Cache<Self::Kind>) -> Vec<ObjectRef<ObjectOf<Self::Kind>>> {
+        let _ = cache;
+        watched.controller_owner()
     }
 
     /// The `reason` label of `controller_runtime_reconcile_errors_total` for `error`: a short,
@@ -121,5 +155,12 @@ pub trait Reconciler: Send + Sync + 'static {
     /// else `reconcile`).
     fn error_reason(error: &Self::Error) -> &'static str {
         error_reason(error)
+    }
+
+    /// Whether retrying cannot fix `error` until the object changes (an invalid spec the schema
+    /// cannot refuse, a reference to something that will never exist). The default is
+    /// [`is_terminal`]: a [`Terminal`] anywhere in the error's chain of sources.
+    fn is_terminal(error: &Self::Error) -> bool {
+        is_terminal(error)
     }
 }

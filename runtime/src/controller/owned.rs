@@ -49,7 +49,7 @@ impl Owned {
         client: Client,
         namespace: Option<&str>,
         resource: &ApiResource,
-    ) -> impl Stream<Item = Result<PartialObjectMeta<DynamicObject>, watcher::Error>> + Send + 'static {
+    ) -> impl Stream<Item = Result<PartialObjectMeta<DynamicObject>, watcher::Error>> + Send + 'static + use<> {
         let api: Api<PartialObjectMeta<DynamicObject>> = match namespace {
             Some(ns) => Api::namespaced_with(client, ns, resource),
             None => Api::all_with(client, resource),

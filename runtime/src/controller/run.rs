@@ -19,7 +19,8 @@ use super::error::{Error, error_chain, error_reason};
 use super::metrics::Metrics;
 use super::owned::Owned;
 use super::scope::{self, ObjectOf};
-use super::{Context, EventType, Reconciler, finalizer};
+use super::watched::{Cache, Watched};
+use super::{Cleanup, Context, EventType, Reconciler, finalizer, stalled};
 use crate::ControllerTarget;
 
 /// The objects reconciler `R` reconciles.
@@ -44,9 +45,6 @@ struct Shared<R: Reconciler> {
 
 /// Runs the controller of `reconciler` until `shutdown` completes, then lets the passes that
 /// are running finish. The controller's name is the lower-cased kind.
-///
-/// A reconciler with `CLEANUP` over a built-in kind whose marker names no finalizer does not
-/// compile: the runtime would have no finalizer to put on objects.
 pub async fn run<R: Reconciler>(
     reconciler: R,
     client: Client,
@@ -54,12 +52,6 @@ pub async fn run<R: Reconciler>(
     options: RunOptions,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    const {
-        assert!(
-            !R::CLEANUP || !<R::Kind as ControllerTarget>::CONTROLLER.finalizer.is_empty(),
-            "a Reconciler with CLEANUP needs a finalizer: add #[rop(controller(finalizer = \"<your domain>/finalizer\"))] to the kind's marker type in api/src/builtin.rs"
-        )
-    };
     let definition = <R::Kind as ControllerTarget>::CONTROLLER;
     let name = definition.kind.to_lowercase();
     let namespace = options.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
@@ -72,18 +64,28 @@ pub async fn run<R: Reconciler>(
         watcher(objects, watcher::Config::default().any_semantic()).modify(|o| o.meta_mut().managed_fields = None);
     let changes =
         reflector(writer, watch).applied_objects().predicate_filter(changed::<Object<R>>, PredicateConfig::default());
-    let mut controller = controller::Controller::for_stream(changes, reader);
+    let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
+    let mut controller = controller::Controller::for_stream(changes, reader.clone()).with_config(config);
+
+    // Owned kinds reconcile the owner in their controller owner reference; watched kinds the
+    // objects `map_watched` names.
     let mut owned = Owned::default();
-    for related in definition.owns.iter().chain(definition.watches) {
-        let resource = ApiResource {
-            group: related.group.into(),
-            version: related.version.into(),
-            api_version: related.api_version(),
-            kind: related.kind.into(),
-            plural: related.plural.into(),
-        };
+    let resource = |related: &crate::RelatedKind| ApiResource {
+        group: related.group.into(),
+        version: related.version.into(),
+        api_version: related.api_version(),
+        kind: related.kind.into(),
+        plural: related.plural.into(),
+    };
+    for related in definition.owns {
+        let resource = resource(related);
         let changes = owned.watch(client.clone(), namespace, &resource);
         controller = controller.owns_stream_with(changes, resource);
+    }
+    let mut watched = Vec::new();
+    for related in definition.watches {
+        let resource = resource(related);
+        watched.push((*related, owned.watch(client.clone(), namespace, &resource), resource));
     }
 
     metrics.init_controller(&name);
@@ -94,7 +96,12 @@ pub async fn run<R: Reconciler>(
         backoff: Backoff::default(),
         finalizer: definition.finalizer,
     });
-    info!(controller = %name, cleanup = R::CLEANUP, "starting controller");
+    for (related, changes, resource) in watched {
+        let (shared, cache) = (shared.clone(), Cache::<R::Kind>::new(reader.clone()));
+        let map = move |object| shared.reconciler.map_watched(&Watched::new(related, object), &cache);
+        controller = controller.watches_stream_with(changes, map, resource);
+    }
+    info!(controller = %name, concurrency = R::MAX_CONCURRENT_RECONCILES, "starting controller");
     controller
         .graceful_shutdown_on(shutdown)
         .run(reconcile, error_policy, shared)
@@ -145,6 +152,12 @@ async fn reconcile<R: Reconciler>(object: Arc<Object<R>>, shared: Arc<Shared<R>>
     shared.metrics.reconciled(controller, result.is_ok(), start.elapsed());
     if result.is_ok() {
         shared.backoff.succeeded(&ObjectRef::from_obj(&*object));
+        if object.meta().deletion_timestamp.is_none() && stalled::is_stalled(&*object) {
+            let api = shared.context.api(&object);
+            if let Err(err) = stalled::clear(&api, &*object).await {
+                debug!(name = %object.name_any(), error = error_chain(&err), "cannot remove the Stalled condition");
+            }
+        }
     }
     result
 }
@@ -158,8 +171,11 @@ impl<R: Reconciler> Shared<R> {
             if !finalized {
                 return Ok(Action::await_change());
             }
-            if R::CLEANUP {
-                self.reconciler.cleanup(object.clone(), &self.context).await.map_err(Error::Cleanup)?;
+            if let Some(cleanup) = self.reconciler.cleanup(object.clone(), &self.context)
+                && let Cleanup::RequeueAfter(delay) = cleanup.await.map_err(Error::Cleanup)?
+            {
+                debug!(retry_in = ?delay, "cleanup not done yet, the finalizer stays");
+                return Ok(Action::requeue(delay));
             }
             finalizer::remove(&api, &*object, self.finalizer).await.map_err(|source| Error::Finalizer {
                 action: "remove",
@@ -171,7 +187,10 @@ impl<R: Reconciler> Shared<R> {
             return Ok(Action::await_change());
         }
         let object =
-            if R::CLEANUP && !finalized {
+            if !finalized && self.reconciler.cleanup(object.clone(), &self.context).is_some() {
+                if self.finalizer.is_empty() {
+                    return Err(Error::NoFinalizer);
+                }
                 let added = finalizer::add(&api, &*object, self.finalizer)
                     .await
                     .map_err(|source| Error::Finalizer { action: "add", finalizer: self.finalizer.into(), source })?;
@@ -186,28 +205,37 @@ impl<R: Reconciler> Shared<R> {
 }
 
 /// Counts a failed pass, logs it, records a Warning Event on the object (not for a conflict,
-/// which is routine), and retries the object after its backoff.
+/// which is routine), and retries the object after its backoff; a terminal error is reported in
+/// the `Stalled` condition too, and not retried until the object changes.
 fn error_policy<R: Reconciler>(object: Arc<Object<R>>, error: &Error<R::Error>, shared: Arc<Shared<R>>) -> Action {
-    let reason = match error {
-        Error::Reconcile(err) | Error::Cleanup(err) => R::error_reason(err),
+    let (reason, terminal) = match error {
+        Error::Reconcile(err) | Error::Cleanup(err) => (R::error_reason(err), R::is_terminal(err)),
         Error::Finalizer { source, .. } => match error_reason(source) {
-            "conflict" => "conflict",
-            _ => "finalizer",
+            "conflict" => ("conflict", false),
+            _ => ("finalizer", false),
         },
+        Error::NoFinalizer => ("finalizer", true),
     };
     let controller = shared.context.controller();
     shared.metrics.reconcile_failed(controller, reason);
-    let delay = shared.backoff.failed(ObjectRef::from_obj(&*object));
     let message = error_chain(error);
-    warn!(
-        controller,
-        name = %object.name_any(),
-        namespace = object.meta().namespace.as_deref().unwrap_or_default(),
-        reason,
-        retry_in = ?delay,
-        error = %message,
-        "reconcile failed"
-    );
+    let (name, namespace) = (object.name_any(), object.meta().namespace.clone().unwrap_or_default());
+    if terminal {
+        shared.metrics.terminal_failed(controller);
+        warn!(controller, %name, %namespace, reason, error = %message, "reconcile failed, not retried until the object changes");
+        let context = shared.context.clone();
+        tokio::spawn(async move {
+            context.event(&object, EventType::Warning, "Stalled", message.clone()).await;
+            // Only a custom kind's status is the controller's to write.
+            let custom = std::any::TypeId::of::<Object<R>>() == std::any::TypeId::of::<R::Kind>();
+            if custom && let Err(err) = stalled::set(&context.api(&object), &name, &message).await {
+                debug!(%name, error = error_chain(&err), "cannot set the Stalled condition");
+            }
+        });
+        return Action::await_change();
+    }
+    let delay = shared.backoff.failed(ObjectRef::from_obj(&*object));
+    warn!(controller, %name, %namespace, reason, retry_in = ?delay, error = %message, "reconcile failed");
     if reason != "conflict" {
         let context = shared.context.clone();
         tokio::spawn(async move {

@@ -195,6 +195,7 @@ impl Manager {
         };
         let readiness = Readiness::default();
         let servers = start_servers(&options, registry, readiness.clone(), &shutdown).await?;
+        let webhooks = webhooks.map(|server| server.with_client(client.clone()));
         let servers = servers.into_iter().chain(start_webhooks(&options, webhooks, &shutdown)?);
         // A server that fails (its port taken, its certificate gone) stops the manager now,
         // not when something else stops it.

@@ -3,6 +3,7 @@
 
 use std::future::Future;
 
+use kube::Client;
 use kube_core::DynamicObject;
 use kube_core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
 use kube_core::response::Status;
@@ -10,6 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::request::Request;
 use crate::WebhookTarget;
 
 /// Fills in defaults of a kind's objects before the API server stores them (a mutating
@@ -17,7 +19,8 @@ use crate::WebhookTarget;
 ///
 /// Change the object in place; the server sends the API server the JSON patch from the object
 /// it received to the changed one. Called on the operations of the kind's
-/// `#[rop(webhook(mutating, ...))]` attribute (default `CREATE` and `UPDATE`).
+/// `#[rop(webhook(mutating, ...))]` attribute (default `CREATE` and `UPDATE`). The [`Request`]
+/// has the object as stored before an update and the manager's client.
 pub trait Defaulter: Send + Sync + 'static {
     /// What the webhook is for: a root type such as `v1::Memcached`, or a built-in kind's
     /// marker type (`#[derive(rop::BuiltinKind)]`).
@@ -27,7 +30,11 @@ pub trait Defaulter: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`Denied`] refuses the request with its message.
-    fn default(&self, object: &mut Object<Self::Kind>) -> impl Future<Output = Result<(), Denied>> + Send;
+    fn default(
+        &self,
+        object: &mut Object<Self::Kind>,
+        request: &Request<'_, Self::Kind>,
+    ) -> impl Future<Output = Result<(), Denied>> + Send;
 }
 
 /// The objects of `K`: `K` itself for a custom kind, the k8s-openapi type for a built-in one.
@@ -37,23 +44,33 @@ pub type Object<K> = <K as WebhookTarget>::Object;
 /// admission webhook; controller-runtime's `CustomValidator`).
 ///
 /// Each check returns the warnings to show the user (`kubectl` prints them), or [`Denied`].
-/// `validate_delete` is called only when the webhook's `operations` include `DELETE`.
+/// `validate_delete` is called only when the webhook's `operations` include `DELETE`. The
+/// [`Request`] has who asked and the manager's client, to check an object against others.
 pub trait Validator: Send + Sync + 'static {
     /// What the webhook is for, as [`Defaulter::Kind`].
     type Kind: WebhookTarget<Object: Serialize + DeserializeOwned + Send + Sync> + 'static;
 
     /// Checks an object about to be created.
-    fn validate_create(&self, object: &Object<Self::Kind>) -> impl Future<Output = Verdict> + Send;
+    fn validate_create(
+        &self,
+        object: &Object<Self::Kind>,
+        request: &Request<'_, Self::Kind>,
+    ) -> impl Future<Output = Verdict> + Send;
 
     /// Checks an update from `old` to `new`.
     fn validate_update(
         &self,
         old: &Object<Self::Kind>,
         new: &Object<Self::Kind>,
+        request: &Request<'_, Self::Kind>,
     ) -> impl Future<Output = Verdict> + Send;
 
     /// Checks an object about to be deleted.
-    fn validate_delete(&self, object: &Object<Self::Kind>) -> impl Future<Output = Verdict> + Send;
+    fn validate_delete(
+        &self,
+        object: &Object<Self::Kind>,
+        request: &Request<'_, Self::Kind>,
+    ) -> impl Future<Output = Verdict> + Send;
 }
 
 /// What a validation check decides: allowed with these warnings (often none), or [`Denied`].
@@ -118,7 +135,7 @@ fn review_json(response: AdmissionResponse) -> Value {
 }
 
 /// Answers a mutating `AdmissionReview` with `defaulter`.
-pub(crate) async fn default<D: Defaulter>(defaulter: &D, body: Value) -> Value {
+pub(crate) async fn default<D: Defaulter>(defaulter: &D, body: Value, client: Client) -> Value {
     let request = match request_of(body) {
         Ok(request) => request,
         Err(invalid) => return invalid,
@@ -131,7 +148,15 @@ pub(crate) async fn default<D: Defaulter>(defaulter: &D, body: Value) -> Value {
         Ok(decoded) => decoded,
         Err(refusal) => return refusal,
     };
-    if let Err(denied) = defaulter.default(&mut typed).await {
+    let old = match &request.old_object {
+        Some(old) => match decode::<Object<D::Kind>>(&request, old) {
+            Ok((_, old)) => Some(old),
+            Err(refusal) => return refusal,
+        },
+        None => None,
+    };
+    let context = Request::<D::Kind>::new(&request, old.as_ref(), &client);
+    if let Err(denied) = defaulter.default(&mut typed, &context).await {
         return review_json(refuse(&request, &denied));
     }
     // The defaulter may have set a value its type cannot write (a custom `Serialize` that
@@ -155,7 +180,7 @@ pub(crate) async fn default<D: Defaulter>(defaulter: &D, body: Value) -> Value {
 }
 
 /// Answers a validating `AdmissionReview` with `validator`.
-pub(crate) async fn validate<V: Validator>(validator: &V, body: Value) -> Value {
+pub(crate) async fn validate<V: Validator>(validator: &V, body: Value, client: Client) -> Value {
     let request = match request_of(body) {
         Ok(request) => request,
         Err(invalid) => return invalid,
@@ -170,15 +195,17 @@ pub(crate) async fn validate<V: Validator>(validator: &V, body: Value) -> Value 
     };
     let verdict = match request.operation {
         Operation::Create => match object(&request.object, "object") {
-            Ok(new) => validator.validate_create(&new).await,
+            Ok(new) => validator.validate_create(&new, &Request::new(&request, None, &client)).await,
             Err(refusal) => return refusal,
         },
         Operation::Update => match (object(&request.old_object, "oldObject"), object(&request.object, "object")) {
-            (Ok(old), Ok(new)) => validator.validate_update(&old, &new).await,
+            (Ok(old), Ok(new)) => {
+                validator.validate_update(&old, &new, &Request::new(&request, Some(&old), &client)).await
+            }
             (Err(refusal), _) | (_, Err(refusal)) => return refusal,
         },
         Operation::Delete => match object(&request.old_object, "oldObject") {
-            Ok(old) => validator.validate_delete(&old).await,
+            Ok(old) => validator.validate_delete(&old, &Request::new(&request, Some(&old), &client)).await,
             Err(refusal) => return refusal,
         },
         Operation::Connect => Ok(Vec::new()),

@@ -14,6 +14,7 @@
 
 mod admission;
 mod convert;
+mod request;
 mod server;
 mod setup;
 pub mod testing;
@@ -21,6 +22,8 @@ mod tls;
 
 pub use admission::{Defaulter, Denied, Object, Validator, Verdict};
 pub use convert::HubConversion;
+pub use kube_core::admission::Operation;
+pub use request::{NoClient, Request};
 pub use server::{CONVERSION_PATH, Registration, Server};
 pub use setup::SetupError;
 pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError, check_certificate, check_client_ca};

@@ -9,10 +9,12 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use kube::Client;
 use serde_json::Value;
 
 use super::admission::{self, Defaulter, Validator};
 use super::convert::{self, HubConversion, KindConversion};
+use super::request::no_client;
 use super::setup::SetupError;
 use crate::WebhookTarget;
 
@@ -20,7 +22,7 @@ use crate::WebhookTarget;
 /// `config/crd/patches/webhook_in_<plural>.yaml`).
 pub const CONVERSION_PATH: &str = "/convert";
 
-type Handler = Arc<dyn Fn(Value) -> Pin<Box<dyn Future<Output = Value> + Send>> + Send + Sync>;
+type Handler = Arc<dyn Fn(Value, Client) -> Pin<Box<dyn Future<Output = Value> + Send>> + Send + Sync>;
 
 /// The manager's webhook server: a handler per path. Build it with [`Server::defaulter`],
 /// [`Server::validator`] and [`Server::conversion`]; test it with [`Server::handle`]; run it
@@ -31,6 +33,8 @@ pub struct Server {
     conversions: BTreeMap<(String, String), KindConversion>,
     /// The CA file client certificates must be signed by ([`Server::client_ca_file`]).
     pub(super) client_ca: Option<std::path::PathBuf>,
+    /// The client defaulters and validators get ([`Server::with_client`]).
+    client: Option<Client>,
 }
 
 /// One webhook to register, for [`Server::build`]: a list of these is how a project names its
@@ -69,6 +73,14 @@ impl Server {
         self
     }
 
+    /// Hands `client` to the defaulters and validators ([`super::Request::client`]). The
+    /// manager gives the server its own client; a test gives it the test API server's.
+    #[must_use]
+    pub fn with_client(mut self, client: Client) -> Server {
+        self.client = Some(client);
+        self
+    }
+
     /// Serves `defaulter` at the path of its kind's mutating webhook.
     ///
     /// # Errors
@@ -84,9 +96,9 @@ impl Server {
         let defaulter = Arc::new(defaulter);
         self.route(
             webhook.path,
-            Arc::new(move |body| {
+            Arc::new(move |body, client| {
                 let defaulter = defaulter.clone();
-                Box::pin(async move { admission::default(&*defaulter, body).await })
+                Box::pin(async move { admission::default(&*defaulter, body, client).await })
             }),
         )
     }
@@ -106,9 +118,9 @@ impl Server {
         let validator = Arc::new(validator);
         self.route(
             webhook.path,
-            Arc::new(move |body| {
+            Arc::new(move |body, client| {
                 let validator = validator.clone();
-                Box::pin(async move { admission::validate(&*validator, body).await })
+                Box::pin(async move { admission::validate(&*validator, body, client).await })
             }),
         )
     }
@@ -189,7 +201,8 @@ impl Server {
             return Some(convert::review(&self.conversions, review));
         }
         let handler = self.handlers.get(path)?;
-        Some(handler(review).await)
+        let client = self.client.clone().unwrap_or_else(no_client);
+        Some(handler(review, client).await)
     }
 
     /// The server as an axum router: `POST <path>` with a JSON review for each webhook.

@@ -7,13 +7,17 @@
 //! let answer = server.handle(path, review).await.unwrap();
 //! assert_eq!(testing::verdict(&answer), Ok(vec![]));
 //! let defaulted: Memcached = testing::patched(&answer, &object);
+//! assert_eq!(Ok(defaulted), testing::defaulted(&MemcachedDefaulter, &object).await);
 //! ```
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{Denied, Server};
+use super::admission::Object;
+use super::request::{Request, no_client};
+use super::{Defaulter, Denied, Server};
+use crate::WebhookTarget;
 
 /// An `admission.k8s.io/v1` `AdmissionReview` for an `operation` (`CREATE`, `UPDATE`, `DELETE`)
 /// on `object` (absent for `DELETE`) replacing `old` (present for `UPDATE` and `DELETE`), as
@@ -52,6 +56,38 @@ where
         }
     }
     review
+}
+
+/// `object` as `defaulter` changes it on a `CREATE`, called directly (no review, no patch): what
+/// the object the server's patch gives should equal. The request's client is one whose every
+/// call fails (see [`super::Request::client`]).
+///
+/// # Errors
+/// The defaulter's [`Denied`].
+///
+/// # Panics
+/// When `object` does not serialise as JSON.
+pub async fn defaulted<D: Defaulter>(defaulter: &D, object: &Object<D::Kind>) -> Result<Object<D::Kind>, Denied>
+where
+    Object<D::Kind>: Clone,
+{
+    let target = <D::Kind as WebhookTarget>::TARGET;
+    let json = serde_json::to_value(object).expect("the object serialises");
+    let review = json!({
+        "uid": "00000000-0000-0000-0000-000000000000",
+        "kind": {"group": target.group, "version": target.version, "kind": target.kind},
+        "resource": {"group": target.group, "version": target.version, "resource": target.plural},
+        "operation": "CREATE",
+        "userInfo": {"username": "test"},
+        "name": json["metadata"]["name"].as_str().unwrap_or_default(),
+        "object": json,
+        "dryRun": false,
+    });
+    let review = serde_json::from_value(review).expect("the request is an AdmissionRequest");
+    let client = no_client();
+    let mut defaulted = object.clone();
+    defaulter.default(&mut defaulted, &Request::<D::Kind>::new(&review, None, &client)).await?;
+    Ok(defaulted)
 }
 
 /// The decision in an `AdmissionReview` answer: its warnings when allowed, else the denial

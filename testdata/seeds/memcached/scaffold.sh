@@ -1,7 +1,7 @@
 #!/bin/sh
 # Memcached, the seeds' first operator: `rop create api --image` writes all of it -- a
 # Deployment per Memcached with spec.size replicas, the restricted security context, the
-# Available/Progressing/Degraded conditions, Events, a finalizer, and the tests that prove it.
+# Available/Progressing/Degraded conditions, Events, and the tests that prove it.
 #
 # Run it in an empty folder with `rop` on PATH: sh path/to/scaffold.sh
 set -eu

@@ -160,12 +160,11 @@ fn redis_rolls_out_one_ordinal_at_a_time_within_its_budget() {
             "{refused}"
         );
 
-        // Deleting the object runs the cleanup, which deletes the StatefulSet (no garbage
-        // collector runs here) and lets the finalizer go.
+        // Deleting the object lets it go: no finalizer holds it (in a cluster the garbage
+        // collector then deletes the StatefulSet it owns).
         kubelet.abort();
         api.delete(&name, &DeleteParams::default()).await.unwrap();
         wait_until_gone(&api, &name).await;
-        assert!(sets.get_opt(&name).await.unwrap().is_none(), "the StatefulSet is gone");
         stop.send(()).unwrap();
         running.await.unwrap().expect("the manager stops cleanly");
     });

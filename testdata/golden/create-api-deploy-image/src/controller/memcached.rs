@@ -6,7 +6,8 @@
 //! Each pass applies the Deployment the spec asks for with server-side apply (the fields set
 //! here belong to this controller and are taken back when someone changes them; a Deployment
 //! already as asked is not written), then reports what the Deployment says in `status`.
-//! Deleting a `Memcached` deletes its Deployment first and records it as an Event.
+//! Deleting a `Memcached` needs no cleanup here: the garbage collector deletes the Deployment
+//! it owns (the runtime puts the owner reference on it), so objects get no finalizer.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,9 +20,8 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::ResourceExt;
-use kube::api::{Api, DeleteParams};
 use rop::conditions;
-use rop::controller::{Action, Context, EventType, Reconciler};
+use rop::controller::{Action, Context, Reconciler};
 
 use memcached_operator_api::v1alpha1::Memcached;
 use memcached_operator_api::v1alpha1::MemcachedStatus;
@@ -45,8 +45,6 @@ const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
 pub enum Error {
     #[error("failed to apply Deployment {0}")]
     Apply(String, #[source] kube::Error),
-    #[error("failed to delete Deployment {0}")]
-    Delete(String, #[source] kube::Error),
     #[error("failed to update the status")]
     Status(#[source] kube::Error),
     // TODO(user): add variants for the errors of your own steps.
@@ -58,7 +56,6 @@ pub struct MemcachedReconciler;
 impl Reconciler for MemcachedReconciler {
     type Kind = Memcached;
     type Error = Error;
-    const CLEANUP: bool = true;
 
     async fn reconcile(
         &self,
@@ -79,31 +76,6 @@ impl Reconciler for MemcachedReconciler {
         applied?;
         written.map_err(Error::Status)?;
         Ok(Action::requeue(RESYNC_AFTER))
-    }
-
-    /// Deletes the Deployment (its Pods follow) before the `Memcached` goes. Idempotent: a
-    /// Deployment already gone is fine.
-    async fn cleanup(
-        &self,
-        object: Arc<Self::Kind>,
-        ctx: &Context<Self::Kind>,
-    ) -> Result<Action, Error> {
-        let name = object.name_any();
-        let deployments = Api::<Deployment>::namespaced(
-            ctx.client().clone(),
-            &object.namespace().unwrap_or_default(),
-        );
-        // TODO(user): release what lives outside the cluster (backups, DNS entries, ...) here.
-        let note = match deployments.delete(&name, &DeleteParams::background()).await {
-            Ok(_) => format!("Deleted Deployment {name}"),
-            Err(kube::Error::Api(status)) if status.code == 404 => {
-                format!("Deployment {name} was already gone")
-            }
-            Err(source) => return Err(Error::Delete(name, source)),
-        };
-        ctx.event(&object, EventType::Normal, "Finalized", note)
-            .await;
-        Ok(Action::await_change())
     }
 }
 

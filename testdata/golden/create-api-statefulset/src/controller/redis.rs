@@ -86,7 +86,6 @@ pub struct RedisReconciler;
 impl Reconciler for RedisReconciler {
     type Kind = Redis;
     type Error = Error;
-    const CLEANUP: bool = true;
 
     async fn reconcile(
         &self,
@@ -108,29 +107,6 @@ impl Reconciler for RedisReconciler {
             Step::Blocked(_) => Action::requeue(BLOCKED_POLL),
             Step::Wait(_) | Step::Delete(_) => Action::requeue(ROLLOUT_POLL),
         })
-    }
-
-    /// Deletes the StatefulSet (its Pods follow; the volumes stay, as a StatefulSet's do)
-    /// before the `Redis` goes. Idempotent: a StatefulSet already gone is fine.
-    async fn cleanup(
-        &self,
-        object: Arc<Self::Kind>,
-        ctx: &Context<Self::Kind>,
-    ) -> Result<Action, Error> {
-        let name = object.name_any();
-        let namespace = object.namespace().unwrap_or_default();
-        let sets = Api::<StatefulSet>::namespaced(ctx.client().clone(), &namespace);
-        // TODO(user): release what lives outside the cluster (backups, DNS entries, ...) here.
-        let note = match sets.delete(&name, &DeleteParams::background()).await {
-            Ok(_) => format!("Deleted StatefulSet {name}"),
-            Err(kube::Error::Api(status)) if status.code == 404 => {
-                format!("StatefulSet {name} was already gone")
-            }
-            Err(source) => return Err(Error::Delete(format!("StatefulSet {name}"), source)),
-        };
-        ctx.event(&object, EventType::Normal, "Finalized", note)
-            .await;
-        Ok(Action::await_change())
     }
 }
 

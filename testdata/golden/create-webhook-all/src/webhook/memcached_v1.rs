@@ -7,13 +7,19 @@
 
 use memcached_operator_api::v1::Memcached;
 
-/// Sets the defaults of Memcached objects before the API server stores them.
+/// Sets the defaults of Memcached objects before the API server stores them. The request has
+/// the object as stored before an update (`old_object()`) and the manager's client
+/// (`client()`), to read other objects: rename `_request` to use it.
 pub struct MemcachedDefaulter;
 
 impl rop::webhook::Defaulter for MemcachedDefaulter {
     type Kind = Memcached;
 
-    async fn default(&self, object: &mut Memcached) -> Result<(), rop::webhook::Denied> {
+    async fn default(
+        &self,
+        object: &mut Memcached,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> Result<(), rop::webhook::Denied> {
         tracing::debug!(name = ?object.metadata.name, "defaulting Memcached");
         // TODO(user): set the defaults of fields the user left out, for example
         // `object.spec.size.get_or_insert(1);`. The server sends the API server the patch.
@@ -22,26 +28,41 @@ impl rop::webhook::Defaulter for MemcachedDefaulter {
 }
 
 /// Checks Memcached objects beyond their schema: return warnings to allow, `Denied` to refuse.
+/// Each check gets the request, with who sent it (`user_info()`) and the manager's client
+/// (`client()`), to check an object against others: rename `_request` to use it.
 pub struct MemcachedValidator;
 
 impl rop::webhook::Validator for MemcachedValidator {
     type Kind = Memcached;
 
-    async fn validate_create(&self, object: &Memcached) -> rop::webhook::Verdict {
+    async fn validate_create(
+        &self,
+        object: &Memcached,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         tracing::debug!(name = ?object.metadata.name, "validating the creation of Memcached");
         // TODO(user): check the new object, e.g.
         // `return Err(rop::webhook::Denied::new("spec.size must be even"));`
         Ok(vec![])
     }
 
-    async fn validate_update(&self, old: &Memcached, new: &Memcached) -> rop::webhook::Verdict {
+    async fn validate_update(
+        &self,
+        old: &Memcached,
+        new: &Memcached,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         tracing::debug!(name = ?new.metadata.name, "validating an update of Memcached");
         // TODO(user): check the change, e.g. refuse changes to a field that is set once.
         let _ = old;
         Ok(vec![])
     }
 
-    async fn validate_delete(&self, object: &Memcached) -> rop::webhook::Verdict {
+    async fn validate_delete(
+        &self,
+        object: &Memcached,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         // Called only if `operations` in the webhook's attribute include "DELETE".
         tracing::debug!(name = ?object.metadata.name, "validating the deletion of Memcached");
         Ok(vec![])
@@ -71,13 +92,10 @@ mod tests {
     /// The patch the server answers with turns the object into the one the defaulter makes.
     #[tokio::test]
     async fn defaulting_patch_gives_the_defaulted_object() {
-        use rop::webhook::Defaulter as _;
         let object = object();
-        let mut expected = object.clone();
-        MemcachedDefaulter
-            .default(&mut expected)
-            .await
-            .expect("the object is defaulted");
+        let defaulter = MemcachedDefaulter;
+        let expected = testing::defaulted(&defaulter, &object).await;
+        let expected = expected.expect("the object is defaulted");
         let webhook = Memcached::TARGET.webhook(true);
         let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);

@@ -8,13 +8,19 @@
 use k8s_openapi::api::apps::v1::Deployment;
 use memcached_operator_api::builtin::DeploymentV1;
 
-/// Sets the defaults of Deployment objects before the API server stores them.
+/// Sets the defaults of Deployment objects before the API server stores them. The request has
+/// the object as stored before an update (`old_object()`) and the manager's client
+/// (`client()`), to read other objects: rename `_request` to use it.
 pub struct DeploymentDefaulter;
 
 impl rop::webhook::Defaulter for DeploymentDefaulter {
     type Kind = DeploymentV1;
 
-    async fn default(&self, object: &mut Deployment) -> Result<(), rop::webhook::Denied> {
+    async fn default(
+        &self,
+        object: &mut Deployment,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> Result<(), rop::webhook::Denied> {
         tracing::debug!(name = ?object.metadata.name, "defaulting Deployment");
         // TODO(user): set the defaults of fields the user left out, for example a label. The
         // server sends the API server the patch.
@@ -44,13 +50,10 @@ mod tests {
     /// The patch the server answers with turns the object into the one the defaulter makes.
     #[tokio::test]
     async fn defaulting_patch_gives_the_defaulted_object() {
-        use rop::webhook::Defaulter as _;
         let object = object();
-        let mut expected = object.clone();
-        DeploymentDefaulter
-            .default(&mut expected)
-            .await
-            .expect("the object is defaulted");
+        let defaulter = DeploymentDefaulter;
+        let expected = testing::defaulted(&defaulter, &object).await;
+        let expected = expected.expect("the object is defaulted");
         let webhook = DeploymentV1::TARGET.webhook(true);
         let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);

@@ -9,26 +9,41 @@ use k8s_openapi::api::core::v1::Pod;
 use memcached_operator_api::builtin::PodV1;
 
 /// Checks Pod objects beyond their schema: return warnings to allow, `Denied` to refuse.
+/// Each check gets the request, with who sent it (`user_info()`) and the manager's client
+/// (`client()`), to check an object against others: rename `_request` to use it.
 pub struct PodValidator;
 
 impl rop::webhook::Validator for PodValidator {
     type Kind = PodV1;
 
-    async fn validate_create(&self, object: &Pod) -> rop::webhook::Verdict {
+    async fn validate_create(
+        &self,
+        object: &Pod,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         tracing::debug!(name = ?object.metadata.name, "validating the creation of Pod");
         // TODO(user): check the new object, e.g.
         // `return Err(rop::webhook::Denied::new("spec.size must be even"));`
         Ok(vec![])
     }
 
-    async fn validate_update(&self, old: &Pod, new: &Pod) -> rop::webhook::Verdict {
+    async fn validate_update(
+        &self,
+        old: &Pod,
+        new: &Pod,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         tracing::debug!(name = ?new.metadata.name, "validating an update of Pod");
         // TODO(user): check the change, e.g. refuse changes to a field that is set once.
         let _ = old;
         Ok(vec![])
     }
 
-    async fn validate_delete(&self, object: &Pod) -> rop::webhook::Verdict {
+    async fn validate_delete(
+        &self,
+        object: &Pod,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         // Called only if `operations` in the webhook's attribute include "DELETE".
         tracing::debug!(name = ?object.metadata.name, "validating the deletion of Pod");
         Ok(vec![])

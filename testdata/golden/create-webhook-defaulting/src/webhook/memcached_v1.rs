@@ -7,13 +7,19 @@
 
 use memcached_operator_api::v1::Memcached;
 
-/// Sets the defaults of Memcached objects before the API server stores them.
+/// Sets the defaults of Memcached objects before the API server stores them. The request has
+/// the object as stored before an update (`old_object()`) and the manager's client
+/// (`client()`), to read other objects: rename `_request` to use it.
 pub struct MemcachedDefaulter;
 
 impl rop::webhook::Defaulter for MemcachedDefaulter {
     type Kind = Memcached;
 
-    async fn default(&self, object: &mut Memcached) -> Result<(), rop::webhook::Denied> {
+    async fn default(
+        &self,
+        object: &mut Memcached,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> Result<(), rop::webhook::Denied> {
         tracing::debug!(name = ?object.metadata.name, "defaulting Memcached");
         // TODO(user): set the defaults of fields the user left out, for example
         // `object.spec.size.get_or_insert(1);`. The server sends the API server the patch.
@@ -44,13 +50,10 @@ mod tests {
     /// The patch the server answers with turns the object into the one the defaulter makes.
     #[tokio::test]
     async fn defaulting_patch_gives_the_defaulted_object() {
-        use rop::webhook::Defaulter as _;
         let object = object();
-        let mut expected = object.clone();
-        MemcachedDefaulter
-            .default(&mut expected)
-            .await
-            .expect("the object is defaulted");
+        let defaulter = MemcachedDefaulter;
+        let expected = testing::defaulted(&defaulter, &object).await;
+        let expected = expected.expect("the object is defaulted");
         let webhook = Memcached::TARGET.webhook(true);
         let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);

@@ -8,26 +8,41 @@
 use memcached_operator_api::v1::Memcached;
 
 /// Checks Memcached objects beyond their schema: return warnings to allow, `Denied` to refuse.
+/// Each check gets the request, with who sent it (`user_info()`) and the manager's client
+/// (`client()`), to check an object against others: rename `_request` to use it.
 pub struct MemcachedValidator;
 
 impl rop::webhook::Validator for MemcachedValidator {
     type Kind = Memcached;
 
-    async fn validate_create(&self, object: &Memcached) -> rop::webhook::Verdict {
+    async fn validate_create(
+        &self,
+        object: &Memcached,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         tracing::debug!(name = ?object.metadata.name, "validating the creation of Memcached");
         // TODO(user): check the new object, e.g.
         // `return Err(rop::webhook::Denied::new("spec.size must be even"));`
         Ok(vec![])
     }
 
-    async fn validate_update(&self, old: &Memcached, new: &Memcached) -> rop::webhook::Verdict {
+    async fn validate_update(
+        &self,
+        old: &Memcached,
+        new: &Memcached,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         tracing::debug!(name = ?new.metadata.name, "validating an update of Memcached");
         // TODO(user): check the change, e.g. refuse changes to a field that is set once.
         let _ = old;
         Ok(vec![])
     }
 
-    async fn validate_delete(&self, object: &Memcached) -> rop::webhook::Verdict {
+    async fn validate_delete(
+        &self,
+        object: &Memcached,
+        _request: &rop::webhook::Request<'_, Self::Kind>,
+    ) -> rop::webhook::Verdict {
         // Called only if `operations` in the webhook's attribute include "DELETE".
         tracing::debug!(name = ?object.metadata.name, "validating the deletion of Memcached");
         Ok(vec![])

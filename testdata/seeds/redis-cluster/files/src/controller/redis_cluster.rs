@@ -44,9 +44,9 @@ pub struct RedisClusterReconciler;
 
 impl Reconciler for RedisClusterReconciler {
     type Kind = RedisCluster;
+    // No `cleanup`: the Pods carry owner references, and the garbage collector deletes them
+    // with the cluster.
     type Error = Error;
-    // The Pods carry owner references: the garbage collector deletes them with the cluster.
-    const CLEANUP: bool = false;
 
     async fn reconcile(
         &self,

@@ -3,8 +3,9 @@
 //!
 //! The Tenant is cluster-scoped and owns those namespaced objects (a namespaced object may have
 //! a cluster-scoped owner), so the garbage collector would delete them with it. The cleanup
-//! deletes them itself first: the quota and the admins' access end when the Tenant is deleted,
-//! not whenever the garbage collector gets to them.
+//! deletes them itself first, and keeps the Tenant until none is left: the quota and the
+//! admins' access end when the Tenant is deleted, not whenever the garbage collector gets to
+//! them.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -19,7 +20,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, DeleteParams, ListParams};
 use kube::{Client, Resource, ResourceExt};
 use rop::conditions;
-use rop::controller::{Action, Context, Reconciler};
+use rop::controller::{Action, Cleanup, Context, Reconciler};
 use serde::de::DeserializeOwned;
 use tenant_operator_api::v1::{Tenant, TenantStatus};
 use tracing::info;
@@ -33,6 +34,8 @@ const TENANT_LABEL: &str = "tenancy.example.com/tenant";
 /// How long a reconciled Tenant waits before it is looked at again, to repair drift no watch
 /// reported.
 const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
+/// How long a deleted Tenant waits for the objects its cleanup deleted to be gone.
+const GONE_AFTER: Duration = Duration::from_secs(1);
 
 /// Why a pass failed; the variants name the step and the object, and `kube::Error` says why.
 #[derive(Debug, thiserror::Error)]
@@ -53,8 +56,6 @@ pub struct TenantReconciler;
 impl Reconciler for TenantReconciler {
     type Kind = Tenant;
     type Error = Error;
-    // The quotas and bindings go before the Tenant does (see the module docs).
-    const CLEANUP: bool = true;
 
     async fn reconcile(&self, tenant: Arc<Tenant>, ctx: &Context<Tenant>) -> Result<Action, Error> {
         for namespace in &tenant.spec.namespaces {
@@ -76,11 +77,24 @@ impl Reconciler for TenantReconciler {
         Ok(Action::requeue(RESYNC_AFTER))
     }
 
-    async fn cleanup(&self, tenant: Arc<Tenant>, ctx: &Context<Tenant>) -> Result<Action, Error> {
-        delete_owned::<ResourceQuota>(ctx.client(), &tenant, &[]).await?;
-        delete_owned::<RoleBinding>(ctx.client(), &tenant, &[]).await?;
-        Ok(Action::await_change())
+    /// The quotas and bindings go before the Tenant does (see the module docs).
+    fn cleanup(
+        &self,
+        tenant: Arc<Tenant>,
+        ctx: &Context<Tenant>,
+    ) -> Option<impl Future<Output = Result<Cleanup, Error>> + Send> {
+        Some(release(tenant, ctx.client().clone()))
     }
+}
+
+/// Deletes what `tenant` owns; done once a look finds nothing left to delete.
+async fn release(tenant: Arc<Tenant>, client: Client) -> Result<Cleanup, Error> {
+    let quotas = delete_owned::<ResourceQuota>(&client, &tenant, &[]).await?;
+    let bindings = delete_owned::<RoleBinding>(&client, &tenant, &[]).await?;
+    if quotas + bindings > 0 {
+        return Ok(Cleanup::RequeueAfter(GONE_AFTER));
+    }
+    Ok(Cleanup::Done)
 }
 
 /// The quota of `tenant` in `namespace`: only the fields this controller manages (the apply
@@ -147,9 +161,9 @@ fn stale(owned: &[ObjectMeta], keep: &[String]) -> Vec<(String, String)> {
 }
 
 /// Deletes the objects of kind `K` that carry the tenant's label, in every namespace but those
-/// to `keep`. Idempotent: an object already gone is fine, and the label finds those left by an
-/// earlier pass.
-async fn delete_owned<K>(client: &Client, tenant: &Tenant, keep: &[String]) -> Result<(), Error>
+/// to `keep`; returns how many there were. Idempotent: an object already gone is fine, and the
+/// label finds those left by an earlier pass.
+async fn delete_owned<K>(client: &Client, tenant: &Tenant, keep: &[String]) -> Result<usize, Error>
 where
     K: Resource<DynamicType = (), Scope = NamespaceResourceScope>
         + Clone
@@ -163,15 +177,16 @@ where
         .await
         .map_err(|e| Error::List(kind.clone(), e))?;
     let metas: Vec<ObjectMeta> = owned.items.into_iter().map(|o| o.metadata).collect();
-    for (namespace, name) in stale(&metas, keep) {
-        let api = Api::<K>::namespaced(client.clone(), &namespace);
-        match api.delete(&name, &DeleteParams::default()).await {
+    let stale = stale(&metas, keep);
+    for (namespace, name) in &stale {
+        let api = Api::<K>::namespaced(client.clone(), namespace);
+        match api.delete(name, &DeleteParams::default()).await {
             Ok(_) => info!(tenant = %tenant.name_any(), "deleted {kind} {namespace}/{name}"),
             Err(kube::Error::Api(status)) if status.is_not_found() => {}
             Err(e) => return Err(Error::Delete(format!("{kind} {namespace}/{name}"), e)),
         }
     }
-    Ok(())
+    Ok(stale.len())
 }
 
 /// The status `tenant` reports once its namespaces have their quota and admins.
