@@ -15,6 +15,12 @@ pub struct Builtin {
 }
 
 impl Builtin {
+    /// The type as generated code names it, through rop's re-export of k8s-openapi:
+    /// `rop::k8s_openapi::api::apps::v1::Deployment` (projects have no k8s-openapi dependency).
+    pub fn rust_path(&self) -> String {
+        format!("rop::{}", self.object)
+    }
+
     /// Whether its objects live in a namespace (not a Namespace, Node, PersistentVolume,
     /// ClusterRole, ClusterRoleBinding, StorageClass or IngressClass).
     pub fn namespaced(&self) -> bool {

@@ -135,7 +135,7 @@ fn a_built_in_kind_controller_is_deleted_like_any_other() {
     rop_ok(&dir, &[&["create", "api"][..], &core, &["--resource=false"]].concat());
     let marker = dir.join("api/src/builtin.rs");
     let text = std::fs::read_to_string(&marker).unwrap();
-    let owns = "\n#[rop(controller)]\n#[rop(owns(k8s_openapi::api::core::v1::Secret))]\n";
+    let owns = "\n#[rop(controller)]\n#[rop(owns(rop::k8s_openapi::api::core::v1::Secret))]\n";
     std::fs::write(&marker, text.replace("\n#[rop(controller)]\n", owns)).unwrap();
     let out = rop(&dir, &[&["delete", "api"][..], &core].concat());
     assert_eq!(

@@ -81,7 +81,7 @@ Move that code elsewhere or undo the edits, then run the command again; or pass 
     assert_eq!(
         error(&run(&dir, "delete", &[])),
         "error: rop delete webhook would lose code you wrote, so nothing was changed:
-  src/webhook/memcached_v1.rs: line 20 differs from what rop wrote (--force deletes the file)
+  src/webhook/memcached_v1.rs: line 26 differs from what rop wrote (--force deletes the file)
 Move that code elsewhere or undo the edits, then run the command again; or pass --force"
     );
     assert_eq!(tree(&dir), edited);

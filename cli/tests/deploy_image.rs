@@ -110,9 +110,10 @@ fn only_the_image_is_required() {
     let types = std::fs::read_to_string(dir.join("api/src/v1alpha1/memcached.rs")).unwrap();
     assert!(!types.contains("container_port"), "{types}");
     let controller = std::fs::read_to_string(dir.join("src/controller/memcached.rs")).unwrap();
-    for absent in ["COMMAND", "RUN_AS_USER", "ContainerPort {"] {
+    for absent in ["COMMAND", "ContainerPort {"] {
         assert!(!controller.contains(absent), "{absent} in {controller}");
     }
+    assert!(controller.contains("const RUN_AS_USER: Option<i64> = None;"), "{controller}");
     let sample = std::fs::read_to_string(dir.join("config/samples/cache_v1alpha1_memcached.yaml")).unwrap();
     assert!(sample.ends_with("  size: 1\n"), "{sample}");
 }

@@ -226,7 +226,7 @@ fn memcached_operator_builds_tests_and_validates() {
     // Owning Deployments gives the controller the watch and the RBAC it needs, from one line.
     let owning = original.replace(
         "#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
-        "#[rop(owns(k8s_openapi::api::apps::v1::Deployment))]\n#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
+        "#[rop(owns(rop::k8s_openapi::api::apps::v1::Deployment))]\n#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
     );
     assert_ne!(owning, original);
     std::fs::write(&types, &owning).unwrap();
@@ -292,7 +292,7 @@ fn memcached_operator_builds_tests_and_validates() {
     assert!(created.contains("create    src/controller/service_account.rs"), "{created}");
     let marker = dir.join("api/src/builtin.rs");
     let text = std::fs::read_to_string(&marker).unwrap();
-    let owns = "\n#[rop(controller)]\n#[rop(owns(k8s_openapi::api::core::v1::Secret))]\n";
+    let owns = "\n#[rop(controller)]\n#[rop(owns(rop::k8s_openapi::api::core::v1::Secret))]\n";
     std::fs::write(&marker, text.replace("\n#[rop(controller)]\n", owns)).unwrap();
     rop_ok(&dir, &["generate"]);
     let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();

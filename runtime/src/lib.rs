@@ -17,7 +17,9 @@
 //! The features add what the project's manager binary runs:
 //!
 //! - `controller`: `controller`, a kind's controller from the project's `Reconciler` on
-//!   kube-runtime (finalizer, server-side apply, status, Events, metrics, backoff);
+//!   kube-runtime (finalizer, server-side apply, status, Events, metrics, backoff), and
+//!   `workload`, the Deployments and StatefulSets of `rop create api --image` (restricted
+//!   Pods, a rollout one ordinal at a time within the disruption budget, their conditions);
 //! - `manager` (a generated manager turns it on): `manager`, the manager's flags, probes,
 //!   `/metrics`, leader election, logging and shutdown, and the webhook server;
 //! - `webhook` (a generated manager turns it on): [`webhook`], the HTTPS server for
@@ -26,12 +28,23 @@
 //!
 //! The CRD verifier the `rop` CLI runs is the `rop-verify` crate.
 
+/// k8s-openapi, the Kubernetes API types, at the version rop is built with: a generated project
+/// names it `rop::k8s_openapi` and has no dependency of its own, so upgrading rop upgrades it.
+/// The Kubernetes version is a feature of rop's (`v1_37`, ...), as of k8s-openapi's.
+pub use k8s_openapi;
+/// kube, the Kubernetes client and controller runtime, at the version rop is built with (feature
+/// `controller` or `webhook`): `rop::kube::Api`, `rop::kube::ResourceExt`, `rop::kube::Error`.
+#[cfg(any(feature = "controller", feature = "webhook"))]
+pub use kube;
+
 #[cfg(feature = "controller")]
 pub mod controller;
 #[cfg(feature = "manager")]
 pub mod manager;
 #[cfg(feature = "webhook")]
 pub mod webhook;
+#[cfg(feature = "controller")]
+pub mod workload;
 
 pub use rop_core::{
     AdmissionTarget, BuiltinKind, BuiltinResource, ControllerDefinition, ControllerTarget, CustomResource,

@@ -55,7 +55,7 @@ pub fn describe(project: &Project, k: &KindNames, b: &Builtin, context: &Rc<Temp
                 b.group, b.version, b.kind, b.plural
             )
         ),
-        layout::attribute("", &format!("#[rop(object = \"{}\")]", b.object)),
+        layout::attribute("", &format!("#[rop(object = \"{}\")]", b.rust_path())),
         anchor(k),
     );
     s.insert("api/src/lib.rs", "api-versions", "pub mod builtin;");

@@ -168,7 +168,7 @@ impl TemplateContext {
             controller_module: k.controller_module(),
             sample: k.sample(),
             target: builtin.map(|_| k.marker_type()),
-            object_path: builtin.map(|b| b.object.to_string()),
+            object_path: builtin.map(Builtin::rust_path),
         });
         context
     }
@@ -207,8 +207,7 @@ impl TemplateContext {
             hub_module: k.api_module(),
             builtin: builtin.is_some(),
             builtin_uses: builtin.map(|b| {
-                let mut uses =
-                    vec![b.object.to_string(), format!("{}::builtin::{}", project.api_crate(), k.marker_type())];
+                let mut uses = vec![b.rust_path(), format!("{}::builtin::{}", project.api_crate(), k.marker_type())];
                 uses.sort();
                 uses
             }),

@@ -20,12 +20,12 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::StatefulSet;
-use k8s_openapi::api::core::v1::{PersistentVolumeClaimVolumeSource, Pod, Service, Volume};
-use k8s_openapi::api::policy::v1::PodDisruptionBudget;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::{Resource, ResourceExt};
+use rop::k8s_openapi::api::apps::v1::StatefulSet;
+use rop::k8s_openapi::api::core::v1::{PersistentVolumeClaimVolumeSource, Pod, Service, Volume};
+use rop::k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rop::kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use rop::kube::{Resource, ResourceExt};
 use rop::manager::{Manager, Options};
 use rop_testenv::{TestEnv, wait_for, wait_until_gone};
 
@@ -159,6 +159,11 @@ fn redis_rolls_out_one_ordinal_at_a_time_within_its_budget() {
             refused.contains("storageSize and storageClassName cannot change"),
             "{refused}"
         );
+        // A budget that is neither a count nor a percentage is refused, not read as 100 %.
+        let half = Patch::Merge(serde_json::json!({ "spec": { "minAvailable": "half" } }));
+        let refused = api.patch(&name, &PatchParams::default(), &half).await;
+        let refused = refused.expect_err("minAvailable: half").to_string();
+        assert!(refused.contains("or a percentage from"), "{refused}");
 
         // Deleting the object lets it go: no finalizer holds it (in a cluster the garbage
         // collector then deletes the StatefulSet it owns).
@@ -196,7 +201,7 @@ async fn settled(api: &Api<Redis>, name: &str) -> Redis {
 /// here: creates its missing Pods from its template (`<name>-<ordinal>`, with the volume of
 /// their claim; `created` records them in order) and marks each ready, unless `held`.
 async fn play_kubelet(
-    client: kube::Client,
+    client: rop::kube::Client,
     name: String,
     held: Held,
     created: Arc<Mutex<Vec<String>>>,

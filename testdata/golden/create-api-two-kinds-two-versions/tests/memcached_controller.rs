@@ -13,9 +13,9 @@
 
 use std::path::Path;
 
-use kube::ResourceExt;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rop::controller::metrics::ReconcileLabels;
+use rop::kube::ResourceExt;
+use rop::kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rop::manager::{Manager, Options};
 use rop_testenv::{TestEnv, wait_for, wait_until, wait_until_gone};
 

@@ -15,7 +15,7 @@
     kind = "ServiceAccount",
     plural = "serviceaccounts"
 )]
-#[rop(object = "k8s_openapi::api::core::v1::ServiceAccount")]
+#[rop(object = "rop::k8s_openapi::api::core::v1::ServiceAccount")]
 #[rop(controller)]
 #[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 pub struct ServiceAccountV1;
@@ -28,7 +28,7 @@ pub struct ServiceAccountV1;
     kind = "Deployment",
     plural = "deployments"
 )]
-#[rop(object = "k8s_openapi::api::apps::v1::Deployment")]
+#[rop(object = "rop::k8s_openapi::api::apps::v1::Deployment")]
 #[rop(controller)]
 #[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 pub struct DeploymentV1;

@@ -9,9 +9,9 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::api::apps::v1::Deployment;
-use kube::ResourceExt;
 use rop::controller::{Action, Context, Reconciler};
+use rop::k8s_openapi::api::apps::v1::Deployment;
+use rop::kube::ResourceExt;
 
 use memcached_operator_api::builtin::DeploymentV1;
 
@@ -21,13 +21,13 @@ pub struct DeploymentReconciler;
 
 impl Reconciler for DeploymentReconciler {
     type Kind = DeploymentV1;
-    type Error = kube::Error;
+    type Error = rop::kube::Error;
 
     async fn reconcile(
         &self,
         object: Arc<Deployment>,
         _ctx: &Context<DeploymentV1>,
-    ) -> Result<Action, kube::Error> {
+    ) -> Result<Action, rop::kube::Error> {
         tracing::debug!(name = %object.name_any(), "reconciling Deployment");
         // TODO(user): build the objects `object` calls for and apply them, e.g.
         // `ctx.apply(&object, desired_config_map(&object)).await?`: the object becomes their

@@ -9,9 +9,9 @@
 
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::ServiceAccount;
-use kube::ResourceExt;
 use rop::controller::{Action, Context, Reconciler};
+use rop::k8s_openapi::api::core::v1::ServiceAccount;
+use rop::kube::ResourceExt;
 
 use memcached_operator_api::builtin::ServiceAccountV1;
 
@@ -21,13 +21,13 @@ pub struct ServiceAccountReconciler;
 
 impl Reconciler for ServiceAccountReconciler {
     type Kind = ServiceAccountV1;
-    type Error = kube::Error;
+    type Error = rop::kube::Error;
 
     async fn reconcile(
         &self,
         object: Arc<ServiceAccount>,
         _ctx: &Context<ServiceAccountV1>,
-    ) -> Result<Action, kube::Error> {
+    ) -> Result<Action, rop::kube::Error> {
         tracing::debug!(name = %object.name_any(), "reconciling ServiceAccount");
         // TODO(user): build the objects `object` calls for and apply them, e.g.
         // `ctx.apply(&object, desired_config_map(&object)).await?`: the object becomes their

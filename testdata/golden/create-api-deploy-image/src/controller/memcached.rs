@@ -5,23 +5,18 @@
 //!
 //! Each pass applies the Deployment the spec asks for with server-side apply (the fields set
 //! here belong to this controller and are taken back when someone changes them; a Deployment
-//! already as asked is not written), then reports what the Deployment says in `status`.
-//! Deleting a `Memcached` needs no cleanup here: the garbage collector deletes the Deployment
-//! it owns (the runtime puts the owner reference on it), so objects get no finalizer.
+//! already as asked is not written), then reports what the Deployment says in `status`, or why
+//! the pass failed in `Degraded`. Deleting a `Memcached` needs no cleanup here: the garbage
+//! collector deletes the Deployment it owns, so objects get no finalizer. The restricted Pods,
+//! the labels and the conditions are rop's `workload` module.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
-use k8s_openapi::api::core::v1::{
-    Capabilities, Container, ContainerPort, PodSecurityContext, PodSpec, PodTemplateSpec,
-    SeccompProfile, SecurityContext,
-};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
-use kube::ResourceExt;
-use rop::conditions;
 use rop::controller::{Action, Context, Reconciler};
+use rop::k8s_openapi::api::apps::v1::Deployment;
+use rop::k8s_openapi::api::core::v1::{Container, ContainerPort};
+use rop::workload::{self, Error};
 
 use memcached_operator_api::v1alpha1::Memcached;
 use memcached_operator_api::v1alpha1::MemcachedStatus;
@@ -31,30 +26,24 @@ use memcached_operator_api::v1alpha1::MemcachedStatus;
 pub const DEFAULT_IMAGE: &str = "memcached:1.6.26-alpine";
 /// Environment variable of the manager that overrides [`DEFAULT_IMAGE`].
 pub const IMAGE_ENV: &str = "MEMCACHED_IMAGE";
+/// The operator, in the `app.kubernetes.io/managed-by` label of what it runs.
+const MANAGED_BY: &str = "memcached-operator";
 /// Name of the container in the Deployment's Pods.
 const CONTAINER_NAME: &str = "memcached";
 /// The container's command (`--image-container-command`).
 const COMMAND: &[&str] = &["memcached", "-m=64", "-o", "modern", "-v"];
 /// The user the container runs as (`--run-as-user`).
-const RUN_AS_USER: i64 = 1001;
+const RUN_AS_USER: Option<i64> = Some(1001);
 /// How long a reconciled `Memcached` waits before it is looked at again.
 const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
-
-/// Why a pass failed.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error("failed to apply Deployment {0}")]
-    Apply(String, #[source] kube::Error),
-    #[error("failed to update the status")]
-    Status(#[source] kube::Error),
-    // TODO(user): add variants for the errors of your own steps.
-}
 
 /// Reconciles `Memcached` objects.
 pub struct MemcachedReconciler;
 
 impl Reconciler for MemcachedReconciler {
     type Kind = Memcached;
+    // TODO(user): an error enum of your own (with a `#[from] rop::workload::Error` variant) for
+    // steps of your own.
     type Error = Error;
 
     async fn reconcile(
@@ -62,159 +51,52 @@ impl Reconciler for MemcachedReconciler {
         object: Arc<Self::Kind>,
         ctx: &Context<Self::Kind>,
     ) -> Result<Action, Error> {
-        let desired = desired_deployment(&object, &image());
-        let name = desired.name_any();
-        let applied = ctx.apply(&object, desired).await;
-        let applied = applied.map_err(|source| Error::Apply(name, source));
-        // A failure is reported in the status too; the runtime logs it, records it as an Event
+        let image = workload::image(IMAGE_ENV, DEFAULT_IMAGE);
+        let applied = workload::apply(ctx, &object, desired_deployment(&object, &image)).await;
+        // A failure is reported in `Degraded` too; the runtime logs it, records it as an Event
         // and retries.
-        let status = match &applied {
-            Ok(deployment) => desired_status(&object, deployment),
-            Err(error) => failed_status(&object, error),
-        };
-        let written = ctx.update_status(&object, status).await;
-        applied?;
-        written.map_err(Error::Status)?;
+        let status = |deployment: &Deployment| desired_status(&object, deployment);
+        workload::write_status(ctx, &object, applied, status).await?;
         Ok(Action::requeue(RESYNC_AFTER))
     }
-}
-
-/// The image to run: `MEMCACHED_IMAGE` from the manager's environment, else [`DEFAULT_IMAGE`].
-fn image() -> String {
-    std::env::var(IMAGE_ENV)
-        .ok()
-        .filter(|image| !image.is_empty())
-        .unwrap_or_else(|| DEFAULT_IMAGE.into())
-}
-
-/// Labels of the Deployment and its Pods; the selector matches them, so they must not change.
-fn labels(object: &Memcached) -> BTreeMap<String, String> {
-    let name = object.name_any();
-    let labels = [
-        ("name", "memcached"),
-        ("instance", &name),
-        ("managed-by", "memcached-operator"),
-    ];
-    labels
-        .into_iter()
-        .map(|(key, value)| (format!("app.kubernetes.io/{key}"), value.into()))
-        .collect()
 }
 
 /// The Deployment `object.spec` asks for: `size` replicas of the Memcached container under the
 /// "restricted" Pod Security Standard (no root, no privilege escalation, no capabilities, the
 /// runtime's default seccomp profile). The runtime adds the owner reference.
 fn desired_deployment(object: &Memcached, image: &str) -> Deployment {
-    let labels = labels(object);
     let container = Container {
         name: CONTAINER_NAME.into(),
         image: Some(image.into()),
-        image_pull_policy: Some("IfNotPresent".into()),
         command: Some(COMMAND.iter().map(|word| word.to_string()).collect()),
         ports: Some(vec![ContainerPort {
             container_port: object.spec.container_port,
             name: Some("memcached".into()),
             ..ContainerPort::default()
         }]),
-        security_context: Some(SecurityContext {
-            run_as_non_root: Some(true),
-            run_as_user: Some(RUN_AS_USER),
-            allow_privilege_escalation: Some(false),
-            capabilities: Some(Capabilities {
-                drop: Some(vec!["ALL".into()]),
-                ..Capabilities::default()
-            }),
-            ..SecurityContext::default()
-        }),
         ..Container::default()
     };
-    Deployment {
-        metadata: ObjectMeta {
-            name: Some(object.name_any()),
-            labels: Some(labels.clone()),
-            ..ObjectMeta::default()
-        },
-        spec: DeploymentSpec {
-            replicas: Some(object.spec.size),
-            selector: LabelSelector {
-                match_labels: Some(labels.clone()),
-                ..LabelSelector::default()
-            },
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels),
-                    ..ObjectMeta::default()
-                }),
-                spec: Some(PodSpec {
-                    security_context: Some(PodSecurityContext {
-                        run_as_non_root: Some(true),
-                        seccomp_profile: Some(SeccompProfile {
-                            type_: "RuntimeDefault".into(),
-                            ..SeccompProfile::default()
-                        }),
-                        ..PodSecurityContext::default()
-                    }),
-                    containers: vec![container],
-                    ..PodSpec::default()
-                }),
-            },
-            ..DeploymentSpec::default()
-        },
-        ..Deployment::default()
-    }
+    let pod = workload::restricted_pod(vec![container], RUN_AS_USER);
+    workload::deployment(object, MANAGED_BY, object.spec.size, pod)
 }
 
 /// The status `object` reports for its `deployment`: `Available` once every replica is,
 /// `Progressing` while the Deployment rolls out, `Degraded` false.
 fn desired_status(object: &Memcached, deployment: &Deployment) -> MemcachedStatus {
     let generation = object.metadata.generation;
-    let (size, name) = (object.spec.size, deployment.name_any());
-    let observed = deployment.status.clone().unwrap_or_default();
-    let available = observed.available_replicas.unwrap_or(0);
-    let updated = observed.updated_replicas.unwrap_or(0);
     let mut status = MemcachedStatus {
         observed_generation: generation,
         ..object.status.clone().unwrap_or_default()
     };
-    let mut report = conditions::setter(&mut status.conditions, generation);
-    let message = format!("{available} of {size} replicas of Deployment {name} are available");
-    if available >= size {
-        report.set("Available", true, "MinimumReplicasAvailable", message);
-    } else {
-        report.set("Available", false, "ReplicasUnavailable", message);
-    }
-    if observed.observed_generation >= deployment.metadata.generation && updated >= size {
-        let message = format!("Deployment {name} matches the spec");
-        report.set("Progressing", false, "RolloutComplete", message);
-    } else {
-        let message = format!("{updated} of {size} replicas of Deployment {name} are updated");
-        report.set("Progressing", true, "RollingOut", message);
-    }
-    report.set(
-        "Degraded",
-        false,
-        "Reconciled",
-        "The last reconciliation succeeded",
-    );
-    status
-}
-
-/// `object`'s status with `Degraded` true and the error as its message.
-fn failed_status(object: &Memcached, error: &Error) -> MemcachedStatus {
-    let mut status = object.status.clone().unwrap_or_default();
-    let message = rop::controller::error_chain(error);
-    conditions::setter(&mut status.conditions, object.metadata.generation).set(
-        "Degraded",
-        true,
-        "ReconcileFailed",
-        message,
-    );
+    let conditions = &mut status.conditions;
+    workload::report_deployment(conditions, generation, object.spec.size, deployment);
     status
 }
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::api::apps::v1::DeploymentStatus;
+    use rop::conditions;
+    use rop::k8s_openapi::api::apps::v1::DeploymentStatus;
 
     use memcached_operator_api::v1alpha1::MemcachedSpec;
 
@@ -355,25 +237,6 @@ mod tests {
             desired_status(&object, &observed(&object, 2, 2)),
             status,
             "no status write on the next pass"
-        );
-    }
-
-    #[test]
-    fn a_failure_is_reported_as_degraded() {
-        let error = Error::Status(kube::Error::Api(Box::new(
-            kube::core::Status::failure("the server is down", "ServiceUnavailable").with_code(503),
-        )));
-
-        let status = failed_status(&object(1), &error);
-
-        let (degraded, reason, message) = condition(&status, "Degraded");
-        assert_eq!(
-            (degraded.as_str(), reason.as_str()),
-            ("True", "ReconcileFailed")
-        );
-        assert!(
-            message.starts_with("failed to update the status: "),
-            "{message}"
         );
     }
 }

@@ -24,13 +24,13 @@ pub struct RedisClusterReconciler;
 
 impl Reconciler for RedisClusterReconciler {
     type Kind = RedisCluster;
-    type Error = kube::Error;
+    type Error = rop::kube::Error;
 
     async fn reconcile(
         &self,
         object: Arc<Self::Kind>,
         ctx: &Context<Self::Kind>,
-    ) -> Result<Action, kube::Error> {
+    ) -> Result<Action, rop::kube::Error> {
         // TODO(user): build the objects `object.spec` asks for and apply them, e.g.
         // `ctx.apply(&object, desired_config_map(&object)).await?`: the object becomes their
         // owner. Name their kind in `#[rop(owns(...))]` on RedisClusterSpec, so that a change to

@@ -15,14 +15,14 @@
     kind = "Deployment",
     plural = "deployments"
 )]
-#[rop(object = "k8s_openapi::api::apps::v1::Deployment")]
+#[rop(object = "rop::k8s_openapi::api::apps::v1::Deployment")]
 #[rop(webhook(mutating, name = "mdeployment-v1.example.com"))]
 pub struct DeploymentV1;
 
 /// The built-in kind v1 Pod.
 #[derive(rop::BuiltinKind)]
 #[rop(group = "", version = "v1", kind = "Pod", plural = "pods")]
-#[rop(object = "k8s_openapi::api::core::v1::Pod")]
+#[rop(object = "rop::k8s_openapi::api::core::v1::Pod")]
 #[rop(webhook(validating, name = "vpod-v1.example.com"))]
 pub struct PodV1;
 

@@ -5,8 +5,8 @@
 //! operations, selectors) are the `#[rop(webhook(...))]` attributes on `DeploymentV1` in
 //! api/src/builtin.rs; run `make manifests` after changing them.
 
-use k8s_openapi::api::apps::v1::Deployment;
 use memcached_operator_api::builtin::DeploymentV1;
+use rop::k8s_openapi::api::apps::v1::Deployment;
 
 /// Sets the defaults of Deployment objects before the API server stores them. The request has
 /// the object as stored before an update (`old_object()`) and the manager's client

@@ -5,8 +5,8 @@
 //! operations, selectors) are the `#[rop(webhook(...))]` attributes on `PodV1` in
 //! api/src/builtin.rs; run `make manifests` after changing them.
 
-use k8s_openapi::api::core::v1::Pod;
 use memcached_operator_api::builtin::PodV1;
+use rop::k8s_openapi::api::core::v1::Pod;
 
 /// Checks Pod objects beyond their schema: return warnings to allow, `Denied` to refuse.
 /// Each check gets the request, with who sent it (`user_info()`) and the manager's client

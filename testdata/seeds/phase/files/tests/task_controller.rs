@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use k8s_openapi::api::core::v1::Pod;
-use kube::ResourceExt;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rop::controller::metrics::ReconcileLabels;
+use rop::k8s_openapi::api::core::v1::Pod;
+use rop::kube::ResourceExt;
+use rop::kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use rop::manager::{Manager, Options};
 use rop_testenv::{TestEnv, wait_for, wait_until};
 use serde_json::json;

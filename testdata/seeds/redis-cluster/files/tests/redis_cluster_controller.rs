@@ -6,12 +6,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::Pod;
-use kube::ResourceExt;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use redis_operator::controller::redis_cluster::RedisClusterReconciler;
 use redis_operator_api::v1alpha1::RedisCluster;
 use rop::controller::metrics::ReconcileLabels;
+use rop::k8s_openapi::api::core::v1::Pod;
+use rop::kube::ResourceExt;
+use rop::kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use rop::manager::{Manager, Options};
 use rop_testenv::{TestEnv, WAIT, wait_for, wait_until};
 

@@ -6,11 +6,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
-use k8s_openapi::api::rbac::v1::RoleBinding;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use kube::{Resource, ResourceExt};
+use rop::k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
+use rop::k8s_openapi::api::rbac::v1::RoleBinding;
+use rop::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use rop::kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use rop::kube::{Resource, ResourceExt};
 use rop::manager::{Manager, Options};
 use rop_testenv::TestEnv;
 use tenant_operator::controller::tenant::TenantReconciler;
@@ -155,9 +155,9 @@ where
 }
 
 /// How many objects of `K` in `namespace` the tenant `uid` owns.
-async fn owned<K>(client: &kube::Client, namespace: &str, uid: &str) -> usize
+async fn owned<K>(client: &rop::kube::Client, namespace: &str, uid: &str) -> usize
 where
-    K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+    K: Resource<DynamicType = (), Scope = rop::k8s_openapi::NamespaceResourceScope>
         + Clone
         + serde::de::DeserializeOwned
         + std::fmt::Debug,

@@ -4,8 +4,8 @@
 //! The `Memcached` kind, version `v1alpha1` of `cache.example.com`: runs `memcached:1.6.26-alpine` as a
 //! Deployment that each `Memcached` owns.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use rop::CustomResource;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
     derive = "Default",
     derive = "PartialEq"
 )]
-#[rop(owns(k8s_openapi::api::apps::v1::Deployment))]
+#[rop(owns(rop::k8s_openapi::api::apps::v1::Deployment))]
 #[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 #[rop(printcolumn(name = "Size", type_ = "integer", json_path = ".spec.size"))]
 #[rop(printcolumn(

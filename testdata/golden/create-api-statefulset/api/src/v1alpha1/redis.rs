@@ -7,18 +7,19 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use rop::CustomResource;
+use rop::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use rop::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 // Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
 // `storage` marks this version as the one the API server stores; a kind has exactly one.
 // The controller applies the StatefulSet, its Service, PodDisruptionBudget and ConfigMap per
-// object (`owns`: the watches, and RBAC on them), deletes Pods one at a time to update them,
-// and records Events: the `rbac` rules give it those permissions.
+// object (`owns`: the watches, and RBAC on them), watches the Pods (a Pod that becomes ready
+// moves the rollout on), deletes them one at a time to update them, and records Events: the
+// `rbac` rules give it those permissions.
 /// RedisSpec defines the desired state of Redis.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
@@ -35,13 +36,14 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq"
 )]
 #[rop(
-    owns(k8s_openapi::api::apps::v1::StatefulSet),
-    owns(k8s_openapi::api::core::v1::Service)
+    owns(rop::k8s_openapi::api::apps::v1::StatefulSet),
+    owns(rop::k8s_openapi::api::core::v1::Service)
 )]
 #[rop(
-    owns(k8s_openapi::api::policy::v1::PodDisruptionBudget),
-    owns(k8s_openapi::api::core::v1::ConfigMap)
+    owns(rop::k8s_openapi::api::policy::v1::PodDisruptionBudget),
+    owns(rop::k8s_openapi::api::core::v1::ConfigMap)
 )]
+#[rop(watches(rop::k8s_openapi::api::core::v1::Pod))]
 #[rop(rbac(groups = [""], resources = ["pods"], verbs = ["get", "list", "watch", "delete"]))]
 #[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 #[rop(root_validation(
@@ -61,6 +63,11 @@ use serde::{Deserialize, Serialize};
     rule = "!has(self.spec.config) || self.spec.config.all(name, name.matches('^[-._a-zA-Z0-9]+$') && name != '.' && name != '..')",
     message = "config file names are letters, digits, '-', '_' and '.', and not . or .. (ConfigMap keys)",
     field_path = ".spec.config"
+))]
+#[rop(root_validation(
+    rule = "!has(self.spec.minAvailable) || (type(self.spec.minAvailable) == int ? self.spec.minAvailable >= 0 : self.spec.minAvailable.matches('^(100|[1-9]?[0-9])%$'))",
+    message = "minAvailable is a number of replicas (0 or more) or a percentage from \"0%\" to \"100%\"",
+    field_path = ".spec.minAvailable"
 ))]
 #[rop(printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas"))]
 #[rop(printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"))]

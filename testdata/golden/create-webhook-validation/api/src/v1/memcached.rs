@@ -3,8 +3,8 @@
 
 //! The `Memcached` kind, version `v1` of `cache.example.com`.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use rop::CustomResource;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

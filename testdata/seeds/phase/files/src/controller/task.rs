@@ -9,12 +9,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::ResourceExt;
-use kube::api::Api;
 use rop::conditions;
 use rop::controller::{Action, Context, Reconciler};
+use rop::k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rop::kube::ResourceExt;
+use rop::kube::api::Api;
 use task_operator_api::v1::{Phase, Task, TaskStatus};
 use tracing::info;
 
@@ -22,15 +22,15 @@ use tracing::info;
 /// of its Pod went unseen.
 const RESYNC_AFTER: Duration = Duration::from_secs(60);
 
-/// Why a pass failed; the variants name the step, and `kube::Error` says why.
+/// Why a pass failed; the variants name the step, and `rop::kube::Error` says why.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("failed to read the Pod")]
-    Get(#[source] kube::Error),
+    Get(#[source] rop::kube::Error),
     #[error("failed to create the Pod")]
-    Create(#[source] kube::Error),
+    Create(#[source] rop::kube::Error),
     #[error("failed to update the status")]
-    Status(#[source] kube::Error),
+    Status(#[source] rop::kube::Error),
 }
 
 /// Reconciles `Task` objects.
@@ -196,7 +196,7 @@ fn desired_status(task: &Task, phase: Phase, message: &str) -> TaskStatus {
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::api::core::v1::{
+    use rop::k8s_openapi::api::core::v1::{
         ContainerState, ContainerStateTerminated, ContainerStatus, PodStatus,
     };
     use task_operator_api::v1::TaskSpec;

@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{Container, ContainerPort, Pod, PodSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::ResourceExt;
-use kube::api::{Api, DeleteParams, ListParams};
 use redis_operator_api::v1alpha1::{RedisCluster, RedisClusterStatus};
 use rop::conditions;
 use rop::controller::{Action, Context, Reconciler};
+use rop::k8s_openapi::api::core::v1::{Container, ContainerPort, Pod, PodSpec};
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rop::kube::ResourceExt;
+use rop::kube::api::{Api, DeleteParams, ListParams};
 use tracing::info;
 
 /// Label that ties a Pod to its cluster, to list a cluster's Pods.
@@ -26,17 +26,17 @@ const CLUSTER_LABEL: &str = "cache.example.com/cluster";
 /// reported.
 const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
 
-/// Why a pass failed; the variants name the step, and `kube::Error` says why.
+/// Why a pass failed; the variants name the step, and `rop::kube::Error` says why.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("failed to list the cluster's Pods")]
-    List(#[source] kube::Error),
+    List(#[source] rop::kube::Error),
     #[error("failed to create Pod {0}")]
-    Create(String, #[source] kube::Error),
+    Create(String, #[source] rop::kube::Error),
     #[error("failed to delete Pod {0}")]
-    Delete(String, #[source] kube::Error),
+    Delete(String, #[source] rop::kube::Error),
     #[error("failed to update the status")]
-    Status(#[source] kube::Error),
+    Status(#[source] rop::kube::Error),
 }
 
 /// Reconciles `RedisCluster` objects.
@@ -193,8 +193,8 @@ fn desired_status(cluster: &RedisCluster, ready: i32) -> RedisClusterStatus {
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::api::core::v1::{PodCondition, PodStatus};
     use redis_operator_api::v1alpha1::RedisClusterSpec;
+    use rop::k8s_openapi::api::core::v1::{PodCondition, PodStatus};
 
     use super::*;
 

@@ -12,15 +12,15 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::NamespaceResourceScope;
-use k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaSpec};
-use k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef, Subject};
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, DeleteParams, ListParams};
-use kube::{Client, Resource, ResourceExt};
 use rop::conditions;
 use rop::controller::{Action, Cleanup, Context, Reconciler};
+use rop::k8s_openapi::NamespaceResourceScope;
+use rop::k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaSpec};
+use rop::k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef, Subject};
+use rop::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use rop::kube::api::{Api, DeleteParams, ListParams};
+use rop::kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 use tenant_operator_api::v1::{Tenant, TenantStatus};
 use tracing::info;
@@ -37,17 +37,17 @@ const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
 /// How long a deleted Tenant waits for the objects its cleanup deleted to be gone.
 const GONE_AFTER: Duration = Duration::from_secs(1);
 
-/// Why a pass failed; the variants name the step and the object, and `kube::Error` says why.
+/// Why a pass failed; the variants name the step and the object, and `rop::kube::Error` says why.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("failed to apply {0}")]
-    Apply(String, #[source] kube::Error),
+    Apply(String, #[source] rop::kube::Error),
     #[error("failed to list the tenant's {0}s")]
-    List(String, #[source] kube::Error),
+    List(String, #[source] rop::kube::Error),
     #[error("failed to delete {0}")]
-    Delete(String, #[source] kube::Error),
+    Delete(String, #[source] rop::kube::Error),
     #[error("failed to update the status")]
-    Status(#[source] kube::Error),
+    Status(#[source] rop::kube::Error),
 }
 
 /// Reconciles `Tenant` objects.
@@ -182,7 +182,7 @@ where
         let api = Api::<K>::namespaced(client.clone(), namespace);
         match api.delete(name, &DeleteParams::default()).await {
             Ok(_) => info!(tenant = %tenant.name_any(), "deleted {kind} {namespace}/{name}"),
-            Err(kube::Error::Api(status)) if status.is_not_found() => {}
+            Err(rop::kube::Error::Api(status)) if status.is_not_found() => {}
             Err(e) => return Err(Error::Delete(format!("{kind} {namespace}/{name}"), e)),
         }
     }

@@ -1,8 +1,8 @@
 //! The `LoadBalancer` kind, version `v1` of `network.example.com`: a port and the backends
 //! behind it, validated by the API server before any controller sees them.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use rop::CustomResource;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

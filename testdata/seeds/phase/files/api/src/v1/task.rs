@@ -1,7 +1,7 @@
 //! The `Task` kind, version `v1` of `ops.example.com`: a command run once, to completion.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use rop::CustomResource;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
     derive = "Default",
     derive = "PartialEq"
 )]
-#[rop(owns(k8s_openapi::api::core::v1::Pod))]
+#[rop(owns(rop::k8s_openapi::api::core::v1::Pod))]
 #[rop(printcolumn(name = "Phase", type_ = "string", json_path = ".status.phase"))]
 #[serde(rename_all = "camelCase")]
 pub struct TaskSpec {

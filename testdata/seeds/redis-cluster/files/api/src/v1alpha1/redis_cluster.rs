@@ -1,8 +1,8 @@
 //! The `RedisCluster` kind, version `v1alpha1` of `cache.example.com`: a number of Redis
 //! replicas the operator keeps running.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use rop::CustomResource;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq"
 )]
 // The controller creates the Pods itself: it owns them (watch + RBAC from this one line).
-#[rop(owns(k8s_openapi::api::core::v1::Pod))]
+#[rop(owns(rop::k8s_openapi::api::core::v1::Pod))]
 #[rop(printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"))]
 #[serde(rename_all = "camelCase")]
 pub struct RedisClusterSpec {

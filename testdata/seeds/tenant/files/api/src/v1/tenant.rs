@@ -1,7 +1,7 @@
 //! The `Tenant` kind, version `v1` of `tenancy.example.com`: a team's share of the cluster.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use rop::CustomResource;
+use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq"
 )]
 // What the controller creates for each Tenant: the watches and the RBAC come from these lines.
-#[rop(owns(k8s_openapi::api::core::v1::ResourceQuota))]
-#[rop(owns(k8s_openapi::api::rbac::v1::RoleBinding))]
+#[rop(owns(rop::k8s_openapi::api::core::v1::ResourceQuota))]
+#[rop(owns(rop::k8s_openapi::api::rbac::v1::RoleBinding))]
 // Binding a role needs the permissions it grants, or `bind` on that role.
 #[rop(rbac(groups = ["rbac.authorization.k8s.io"], resources = ["clusterroles"], resource_names = ["admin"], verbs = ["bind"]))]
 #[serde(rename_all = "camelCase")]
