@@ -42,13 +42,19 @@
 
 #![warn(missing_docs)]
 
+mod controller;
+mod kubelet;
 mod manifests;
 mod rbac;
 mod wait;
+mod webhooks;
 
+pub use controller::{ControllerTest, TEST_NAMESPACE};
+pub use kubelet::Kubelet;
 pub use manifests::{ManifestError, install_crd, install_crds, object_from_file};
 pub use rbac::{MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, install_manager_rbac};
 pub use wait::{WAIT, wait_for, wait_until, wait_until_gone};
+pub use webhooks::Webhooks;
 
 use std::ffi::OsString;
 use std::fs::File;

@@ -78,6 +78,15 @@ pub fn object_from_file<K: DeserializeOwned>(path: &Path) -> Result<K, ManifestE
 /// A file that cannot be read or is not a CRD, a folder with none, a CRD the server refuses,
 /// or one not served within 30 s.
 pub async fn install_crds(client: &kube::Client, dir: &Path) -> Result<Vec<String>, ManifestError> {
+    let crds = read_crds(dir)?;
+    for crd in &crds {
+        install_crd(client, crd).await?;
+    }
+    Ok(names(&crds))
+}
+
+/// The CRDs in the YAML files of `dir` (every document of each), as `make install` reads them.
+pub(crate) fn read_crds(dir: &Path) -> Result<Vec<CustomResourceDefinition>, ManifestError> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|source| ManifestError::Read { path: dir.into(), source })?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -106,12 +115,31 @@ pub async fn install_crds(client: &kube::Client, dir: &Path) -> Result<Vec<Strin
     if crds.is_empty() {
         return Err(ManifestError::NoCrds { dir: dir.into() });
     }
+    Ok(crds)
+}
+
+/// Installs the CRDs of `dir` that are not on the server yet (another step of the same test,
+/// such as `serve_webhooks`, installed the others as it needed them); returns all their names.
+pub(crate) async fn ensure_crds(client: &kube::Client, dir: &Path) -> Result<Vec<String>, ManifestError> {
+    let crds = read_crds(dir)?;
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     for crd in &crds {
-        install_crd(client, crd).await?;
+        let name = crd.metadata.name.clone().unwrap_or_default();
+        let present = api.get_opt(&name).await.map_err(|source| ManifestError::Server {
+            what: format!("reading CRD {name}"),
+            source: Box::new(source),
+        })?;
+        if present.is_none() {
+            install_crd(client, crd).await?;
+        }
     }
-    let mut names: Vec<String> = crds.into_iter().filter_map(|c| c.metadata.name).collect();
+    Ok(names(&crds))
+}
+
+fn names(crds: &[CustomResourceDefinition]) -> Vec<String> {
+    let mut names: Vec<String> = crds.iter().filter_map(|c| c.metadata.name.clone()).collect();
     names.sort();
-    Ok(names)
+    names
 }
 
 /// Creates `crd` and waits until it is Established and its resource answers a list.

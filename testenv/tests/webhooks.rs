@@ -224,6 +224,23 @@ async fn install(
         .unwrap();
 }
 
+/// A project folder with what `rop generate` writes for the kinds here: the CRD, the webhook
+/// configurations and the manager's role.
+fn project() -> tempfile::TempDir {
+    let bundle = rop::manifests::bundle(&[
+        rop::manifests::kind::<v1::Cache>("v1::Cache"),
+        rop::manifests::kind::<v2::Cache>("v2::Cache"),
+        rop::manifests::builtin::<DeploymentV1>("DeploymentV1"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    for file in rop::manifests::assemble(&bundle, false).unwrap() {
+        let path = dir.path().join(&file.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, file.content).unwrap();
+    }
+    dir
+}
+
 /// Creates the Cache `plain` until it comes back defaulted: the API server picks a new
 /// resource and new webhooks up within moments.
 async fn create_defaulted(caches: &Api<v1::Cache>) -> v1::Cache {
@@ -246,22 +263,19 @@ async fn create_defaulted(caches: &Api<v1::Cache>) -> v1::Cache {
 #[test]
 fn the_api_server_calls_the_webhooks() {
     let Some(env) = TestEnv::start_or_skip() else { return };
-    let (cert_dir, ca) = certificates();
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let (crd, mutating, validating) = manifests(port, &ca);
+    let project = project();
     let client = env.client();
-    env.block_on(async move {
+    env.block_on(async {
         let server = Server::build([
             Registration::defaulter(SizeDefaulter),
             Registration::defaulter(LabelDefaulter),
             Registration::validator(SizeValidator),
             Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>()),
         ])
-        .unwrap()
-        .with_client(client.clone());
-        let (stop, serving) = spawn(server, port, cert_dir.path());
-
-        install(&client, &crd, &mutating, &validating).await;
+        .unwrap();
+        // As a project's test does it: the webhooks served and registered as the project
+        // deploys them, the CRD's conversion pointed at the server.
+        let webhooks = env.serve_webhooks(project.path(), server).await;
 
         let caches: Api<v1::Cache> = Api::namespaced(client.clone(), "default");
         let created = create_defaulted(&caches).await;
@@ -324,8 +338,7 @@ fn the_api_server_calls_the_webhooks() {
         let stored = deployments.create(&PostParams::default(), &deployment).await.unwrap();
         assert_eq!(stored.metadata.labels.unwrap().get("defaulted-by").map(String::as_str), Some("rop"));
 
-        stop.send(()).unwrap();
-        serving.await.unwrap().unwrap();
+        webhooks.stop().await;
     });
 }
 

@@ -166,6 +166,12 @@ impl Server {
         registrations.into_iter().try_fold(Server::new(), |server, registration| (registration.0)(server))
     }
 
+    /// Whether this server converts the versions of kind `kind` of `group` (it has a
+    /// [`Server::conversion`] for it): its CRD's conversion goes to [`CONVERSION_PATH`].
+    pub fn converts(&self, group: &str, kind: &str) -> bool {
+        self.conversions.contains_key(&(group.to_string(), kind.to_string()))
+    }
+
     /// The kinds this server converts, `<group> <kind>` each.
     pub(super) fn converted_kinds(&self) -> Vec<String> {
         self.conversions.keys().map(|(group, kind)| format!("{group} {kind}")).collect()

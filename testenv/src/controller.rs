@@ -1,0 +1,279 @@
+//! A project's controller on the test API server, as the project deploys it: what each
+//! scaffolded `tests/<kind>_controller.rs` runs (controller-runtime's `suite_test.go`).
+//!
+//! [`TestEnv::start_controller`] installs the project's CRDs and the manager's RBAC, runs a
+//! manager with one reconciler as the manager's ServiceAccount, and hands back a
+//! [`ControllerTest`]: the objects' API, the passes per object, a wait until the manager has
+//! settled, and a stop that fails the test when the manager failed.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::{Api, Client, Resource, ResourceExt};
+use rop::controller::{
+    Action, Cache, Cleanup, Context, Kind, KindScope, ObjectOf, ObjectRef, Reconciler, Watched, error_chain,
+};
+use rop::manager::{Manager, Options};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::manifests::ensure_crds;
+use crate::{MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, TestEnv, WAIT, install_manager_rbac};
+
+/// The namespace a test's namespaced objects live in, and the one the manager watches.
+pub const TEST_NAMESPACE: &str = "default";
+
+/// How long the manager must have started no pass, with none running, to count as settled.
+const QUIET: Duration = Duration::from_millis(500);
+
+/// How often [`ControllerTest::settled`] looks.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The passes of the controller under test.
+#[derive(Default)]
+struct Passes {
+    /// Passes that succeeded, per object (namespace, name).
+    done: Mutex<HashMap<(String, String), u64>>,
+    /// Passes running now.
+    running: AtomicUsize,
+    /// When the last pass started or ended.
+    last: Mutex<Option<Instant>>,
+}
+
+impl Passes {
+    fn touch(&self) {
+        *self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Instant::now());
+    }
+}
+
+/// A pass in flight: counted while it lives (also when a shutdown drops it).
+struct InFlight<'a>(&'a Passes);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::SeqCst);
+        self.0.touch();
+    }
+}
+
+/// The reconciler under test, counting its passes: everything else is the reconciler's own.
+struct Counted<R> {
+    inner: R,
+    passes: Arc<Passes>,
+}
+
+impl<R: Reconciler> Reconciler for Counted<R> {
+    type Kind = R::Kind;
+    type Error = R::Error;
+    const MAX_CONCURRENT_RECONCILES: u16 = R::MAX_CONCURRENT_RECONCILES;
+
+    async fn reconcile(&self, object: Arc<ObjectOf<R::Kind>>, ctx: &Context<R::Kind>) -> Result<Action, R::Error> {
+        self.passes.running.fetch_add(1, Ordering::SeqCst);
+        self.passes.touch();
+        let _in_flight = InFlight(&self.passes);
+        let result = self.inner.reconcile(object.clone(), ctx).await;
+        if result.is_ok() {
+            let mut done = self.passes.done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            *done.entry(key(&*object)).or_default() += 1;
+        }
+        result
+    }
+
+    fn cleanup(
+        &self,
+        object: Arc<ObjectOf<R::Kind>>,
+        ctx: &Context<R::Kind>,
+    ) -> Option<impl Future<Output = Result<Cleanup, R::Error>> + Send> {
+        self.inner.cleanup(object, ctx)
+    }
+
+    fn map_watched(&self, watched: &Watched, cache: &Cache<R::Kind>) -> Vec<ObjectRef<ObjectOf<R::Kind>>> {
+        self.inner.map_watched(watched, cache)
+    }
+
+    fn error_reason(error: &R::Error) -> &'static str {
+        R::error_reason(error)
+    }
+
+    fn is_terminal(error: &R::Error) -> bool {
+        R::is_terminal(error)
+    }
+}
+
+fn key<K: Resource>(object: &K) -> (String, String) {
+    (object.namespace().unwrap_or_default(), object.name_any())
+}
+
+/// The controller of kind `K` running in a manager on the test API server; see
+/// [`TestEnv::start_controller`]. Dropping it stops the manager; [`ControllerTest::stop`]
+/// stops it and checks it stopped cleanly.
+pub struct ControllerTest<K: Kind> {
+    client: Client,
+    project: PathBuf,
+    passes: Arc<Passes>,
+    stop: Option<oneshot::Sender<()>>,
+    running: Option<JoinHandle<Result<(), rop::manager::Error>>>,
+    kind: PhantomData<fn() -> K>,
+}
+
+impl TestEnv {
+    /// Starts `reconciler`'s controller as the project in folder `project` (its
+    /// `CARGO_MANIFEST_DIR`) deploys it: installs its CRDs from `config/crd/bases` and the
+    /// manager's RBAC from `config/rbac/role.yaml` (so a rule missing there fails the test as
+    /// it would fail in a cluster; CRDs [`TestEnv::serve_webhooks`] installed stay as they are),
+    /// then runs a manager with the reconciler as the manager's
+    /// ServiceAccount, watching [`TEST_NAMESPACE`] for a namespaced kind (a namespace-scoped
+    /// manager's Role works too) and the whole cluster for a cluster-scoped one.
+    ///
+    /// # Panics
+    /// When the CRDs or the RBAC do not install (run `make manifests` first).
+    pub async fn start_controller<R: Reconciler>(
+        &self,
+        project: impl AsRef<Path>,
+        reconciler: R,
+    ) -> ControllerTest<R::Kind> {
+        let project = project.as_ref().to_path_buf();
+        let client = self.client();
+        if let Err(err) = ensure_crds(&client, &project.join("config/crd/bases")).await {
+            panic!("the CRDs install (run `make manifests` first): {err}");
+        }
+        if let Err(err) = install_manager_rbac(&client, &project.join("config/rbac/role.yaml")).await {
+            panic!("the manager's RBAC installs (run `make manifests` first): {err}");
+        }
+        let as_manager = self
+            .client_as_service_account(MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT)
+            .unwrap_or_else(|err| panic!("a client as the manager's ServiceAccount: {err}"));
+        let namespaced = <<ObjectOf<R::Kind> as Resource>::Scope as KindScope>::NAMESPACED;
+        let options = Options { watch_namespace: namespaced.then(|| TEST_NAMESPACE.into()), ..Options::for_tests() };
+        let mut manager = Manager::with_client("test", options, as_manager);
+        let passes = Arc::new(Passes::default());
+        manager.add_controller(Counted { inner: reconciler, passes: passes.clone() });
+        let (stop, stopped) = oneshot::channel::<()>();
+        let running = tokio::spawn(manager.run_until(async {
+            let _ = stopped.await;
+        }));
+        ControllerTest { client, project, passes, stop: Some(stop), running: Some(running), kind: PhantomData }
+    }
+}
+
+impl<K: Kind> ControllerTest<K> {
+    /// A client with every permission (the API server's admin), to act as a user would.
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// The objects of kind `K`: in [`TEST_NAMESPACE`], or all of them for a cluster-scoped
+    /// kind.
+    pub fn api(&self) -> Api<ObjectOf<K>> {
+        self.api_of()
+    }
+
+    /// The objects of kind `O` (an owned Deployment, say) where the test's objects are: in
+    /// [`TEST_NAMESPACE`], or all of them for a cluster-scoped kind.
+    pub fn api_of<O>(&self) -> Api<O>
+    where
+        O: Resource<DynamicType = (), Scope: KindScope>,
+    {
+        <O::Scope as KindScope>::api(self.client.clone(), Some(TEST_NAMESPACE))
+    }
+
+    /// Creates the sample `config/samples/<file>` (in [`TEST_NAMESPACE`] for a namespaced
+    /// kind) and returns it as the API server stored it.
+    ///
+    /// # Panics
+    /// When the file is no object of the kind, or the API server refuses it.
+    pub async fn create_sample(&self, file: &str) -> ObjectOf<K> {
+        let path = self.project.join("config/samples").join(file);
+        let sample: ObjectOf<K> =
+            crate::object_from_file(&path).unwrap_or_else(|err| panic!("the sample {}: {err}", path.display()));
+        match self.api().create(&PostParams::default(), &sample).await {
+            Ok(created) => created,
+            Err(err) => panic!("the API server refuses the sample {}: {err}", path.display()),
+        }
+    }
+
+    /// Polls `object` until `done` holds for it (see [`crate::wait_for`]); returns it.
+    pub async fn wait_for(&self, object: &ObjectOf<K>, done: impl Fn(&ObjectOf<K>) -> bool) -> ObjectOf<K> {
+        crate::wait_for(&self.api(), &object.name_any(), done).await
+    }
+
+    /// The passes over `object` that succeeded so far.
+    pub fn passes(&self, object: &ObjectOf<K>) -> u64 {
+        let done = self.passes.done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        done.get(&key(object)).copied().unwrap_or(0)
+    }
+
+    /// Waits until the manager has settled: no pass running, and none started or ended for
+    /// 500 ms (a pass's own writes have come back through the watches and started whatever
+    /// they start). Check idempotence only then.
+    ///
+    /// # Panics
+    /// When that does not happen within [`WAIT`].
+    pub async fn settled(&self) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let last = *self.passes.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let quiet = last.is_none_or(|last| last.elapsed() >= QUIET);
+            if self.passes.running.load(Ordering::SeqCst) == 0 && quiet {
+                return;
+            }
+            assert!(Instant::now() < deadline, "the manager did not settle within {WAIT:?}");
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Starts a pass over `object` by setting an annotation on it, waits until that pass has
+    /// run and the manager has settled, and returns the object as the annotation left it: an
+    /// idempotent controller wrote nothing since, so reading it again gives the same
+    /// `resourceVersion`.
+    pub async fn touch(&self, object: &ObjectOf<K>) -> ObjectOf<K> {
+        self.settled().await;
+        let before = self.passes(object);
+        let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let patch = serde_json::json!({ "metadata": { "annotations": { "rop-testenv/touched": stamp.as_nanos().to_string() } } });
+        let touched = self.api().patch(&object.name_any(), &PatchParams::default(), &Patch::Merge(&patch)).await;
+        let touched = touched.unwrap_or_else(|err| panic!("cannot annotate {}: {err}", object.name_any()));
+        crate::wait_until("a pass over the touched object", || self.passes(object) > before).await;
+        self.settled().await;
+        touched
+    }
+
+    /// Deletes `object` and waits until it is gone (its finalizers, if any, let it go).
+    pub async fn delete(&self, object: &ObjectOf<K>) {
+        let name = object.name_any();
+        if let Err(err) = self.api().delete(&name, &DeleteParams::default()).await {
+            panic!("cannot delete {name}: {err}");
+        }
+        crate::wait_until_gone(&self.api(), &name).await;
+    }
+
+    /// Stops the manager and waits for it.
+    ///
+    /// # Panics
+    /// When the manager failed (a server that could not start, a lost lease): with its error.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let Some(running) = self.running.take() else { return };
+        match running.await {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => panic!("the manager failed: {}", error_chain(&err)),
+            Err(err) => panic!("the manager's task failed: {err}"),
+        }
+    }
+}
+
+impl<K: Kind> Drop for ControllerTest<K> {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! `TestEnv::start_controller` on a project folder as `rop generate` writes it: the CRD and
+//! the manager's role installed, the reconciler run as the manager's ServiceAccount, its passes
+//! counted per object, `touch` and `settled` for idempotence, `stop` failing with the manager's
+//! error; and `Kubelet` creating a StatefulSet's Pods in order, holding one back.
+
+use std::sync::Arc;
+
+use k8s_openapi::api::apps::v1::{StatefulSet, StatefulSetSpec};
+use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
+use kube::ResourceExt;
+use kube::api::{Api, PostParams};
+use rop::controller::{Action, Context, Reconciler};
+use rop::{CustomResource, conditions};
+use rop_testenv::{Kubelet, TEST_NAMESPACE, TestEnv};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A widget publishes `value` in a ConfigMap it owns.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[rop(group = "harness.rop.dev", version = "v1", kind = "Widget", plural = "widgets")]
+#[rop(namespaced, storage, status = "WidgetStatus", derive = "Default", derive = "PartialEq")]
+#[rop(owns(k8s_openapi::api::core::v1::ConfigMap))]
+#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
+pub struct WidgetSpec {
+    /// What the ConfigMap holds.
+    pub value: String,
+}
+
+/// What the widget's controller observed.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStatus {
+    /// `Available` once the ConfigMap holds the value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+}
+
+struct Widgets;
+
+impl Reconciler for Widgets {
+    type Kind = Widget;
+    type Error = kube::Error;
+
+    async fn reconcile(&self, widget: Arc<Widget>, ctx: &Context<Widget>) -> Result<Action, kube::Error> {
+        let config_map = ConfigMap {
+            metadata: ObjectMeta { name: Some(widget.name_any()), ..ObjectMeta::default() },
+            data: Some([("value".to_string(), widget.spec.value.clone())].into()),
+            ..ConfigMap::default()
+        };
+        ctx.apply(&widget, config_map).await?;
+        let mut status = widget.status.clone().unwrap_or_default();
+        conditions::setter(&mut status.conditions, widget.metadata.generation).set("Available", true, "Published", "");
+        ctx.update_status(&widget, status).await?;
+        Ok(Action::await_change())
+    }
+}
+
+/// A project folder with the widget's CRD, the manager's role and a sample, as `rop generate`
+/// and `rop create api` write them.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: String| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "config/crd/bases/harness.rop.dev_widgets.yaml",
+        serde_yaml::to_string(&Widget::custom_resource_definition()).unwrap(),
+    );
+    let role = &rop::rbac::roles(&Widget::rbac_rules(), "manager-role")[0];
+    write("config/rbac/role.yaml", serde_yaml::to_string(&role.to_object()).unwrap());
+    let sample = "apiVersion: harness.rop.dev/v1\nkind: Widget\nmetadata:\n  name: sample\nspec:\n  value: one\n";
+    write("config/samples/harness_v1_widget.yaml", sample.into());
+    dir
+}
+
+#[test]
+fn a_project_s_controller_runs_as_it_deploys_and_counts_its_passes() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let project = project();
+    env.block_on(async {
+        let controller = env.start_controller(project.path(), Widgets).await;
+        let widget = controller.create_sample("harness_v1_widget.yaml").await;
+        assert_eq!(widget.namespace().as_deref(), Some(TEST_NAMESPACE));
+        let available = |w: &Widget| w.status.as_ref().is_some_and(|s| conditions::is_true(&s.conditions, "Available"));
+        let reconciled = controller.wait_for(&widget, available).await;
+        let config_maps = controller.api_of::<ConfigMap>();
+        assert_eq!(config_maps.get("sample").await.unwrap().data.unwrap()["value"], "one");
+
+        controller.settled().await;
+        let passes = controller.passes(&reconciled);
+        assert!(passes >= 1, "{passes} passes");
+        let touched = controller.touch(&reconciled).await;
+        assert_eq!(controller.passes(&reconciled), passes + 1, "one more pass, and it wrote nothing");
+        assert_eq!(controller.api().get("sample").await.unwrap().resource_version(), touched.resource_version());
+
+        controller.delete(&touched).await;
+        controller.stop().await;
+    });
+}
+
+#[test]
+fn without_its_crd_the_project_is_told_to_run_make_manifests() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let empty = tempfile::tempdir().unwrap();
+    let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        env.block_on(async {
+            env.start_controller(empty.path(), Widgets).await;
+        })
+    }));
+    let message = started.unwrap_err();
+    let message = message.downcast_ref::<String>().unwrap();
+    assert!(message.starts_with("the CRDs install (run `make manifests` first): "), "{message}");
+}
+
+#[test]
+fn the_kubelet_creates_a_stateful_set_s_pods_in_order_and_holds_one_back() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    env.block_on(async {
+        let client = env.client();
+        let kubelet = Kubelet::for_stateful_set(client.clone(), TEST_NAMESPACE, "db");
+        kubelet.hold("db-1");
+        let labels = std::collections::BTreeMap::from([("app".to_string(), "db".to_string())]);
+        let set = StatefulSet {
+            metadata: ObjectMeta { name: Some("db".into()), ..ObjectMeta::default() },
+            spec: StatefulSetSpec {
+                replicas: Some(2),
+                selector: LabelSelector { match_labels: Some(labels.clone()), ..LabelSelector::default() },
+                template: PodTemplateSpec {
+                    metadata: Some(ObjectMeta { labels: Some(labels), ..ObjectMeta::default() }),
+                    spec: Some(PodSpec {
+                        containers: vec![Container {
+                            name: "db".into(),
+                            image: Some("db".into()),
+                            ..Container::default()
+                        }],
+                        ..PodSpec::default()
+                    }),
+                },
+                ..StatefulSetSpec::default()
+            },
+            ..StatefulSet::default()
+        };
+        Api::<StatefulSet>::namespaced(client.clone(), TEST_NAMESPACE)
+            .create(&PostParams::default(), &set)
+            .await
+            .unwrap();
+        let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(client, TEST_NAMESPACE);
+        let ready = |pod: &k8s_openapi::api::core::v1::Pod| {
+            let conditions = pod.status.as_ref().and_then(|s| s.conditions.as_ref());
+            conditions.is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+        };
+        rop_testenv::wait_for(&pods, "db-0", ready).await;
+        let held = rop_testenv::wait_for(&pods, "db-1", |p| p.status.is_some()).await;
+        assert!(!ready(&held), "db-1 is held back");
+        assert_eq!(kubelet.take_created(), ["db-0", "db-1"]);
+        kubelet.release();
+        rop_testenv::wait_for(&pods, "db-1", ready).await;
+    });
+}
