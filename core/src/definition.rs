@@ -48,7 +48,7 @@ pub struct RbacRule {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a Kubernetes API type that owns(...) or watches(...) can name by type",
     label = "not a k8s-openapi resource type",
-    note = "name a built-in kind by its k8s-openapi type, e.g. owns(k8s_openapi::api::apps::v1::Deployment); a custom kind with group = \"...\", version = \"...\", kind = \"...\""
+    note = "name a built-in kind by its k8s-openapi type, e.g. owns(rop::k8s_openapi::api::apps::v1::Deployment); a custom kind with group = \"...\", version = \"...\", kind = \"...\""
 )]
 pub trait BuiltinResource {
     const GROUP: &'static str;

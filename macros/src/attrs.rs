@@ -217,10 +217,11 @@ fn built_in_group(group: &str) -> bool {
     !group.contains('.')
 }
 
-/// The k8s-openapi type of built-in kind `group`/`version` `kind`, as a path to write.
+/// The k8s-openapi type of built-in kind `group`/`version` `kind`, as a path to write: through
+/// rop's re-export, which generated projects have (they have no k8s-openapi dependency).
 fn k8s_openapi_path(group: &str, version: &str, kind: &str) -> String {
     let module = if group.is_empty() { "core" } else { group };
-    format!("k8s_openapi::api::{module}::{version}::{kind}")
+    format!("rop::k8s_openapi::api::{module}::{version}::{kind}")
 }
 
 /// The error for `owns("apps", "v1", "Deployment")`: the values are named (a built-in kind by
@@ -294,7 +295,7 @@ pub(crate) fn parse_related(meta: &ParseNestedMeta, what: &str) -> syn::Result<R
         syn::Error::new(
             span,
             format!(
-                "{what}(...) needs `{key} = \"...\"`, or a built-in kind's k8s-openapi type alone, e.g. {what}(k8s_openapi::api::core::v1::Pod)"
+                "{what}(...) needs `{key} = \"...\"`, or a built-in kind's k8s-openapi type alone, e.g. {what}(rop::k8s_openapi::api::core::v1::Pod)"
             ),
         )
     };

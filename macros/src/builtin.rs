@@ -140,7 +140,7 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         push(
             syn::Error::new_spanned(
                 ident,
-                "#[rop(...)] of a BuiltinKind needs `object = \"...\"`, the k8s-openapi type, e.g. \"k8s_openapi::api::apps::v1::Deployment\"",
+                "#[rop(...)] of a BuiltinKind needs `object = \"...\"`, the k8s-openapi type, e.g. \"rop::k8s_openapi::api::apps::v1::Deployment\"",
             ),
             &mut errors,
         );

@@ -60,7 +60,7 @@ pub fn derive_json_schema(input: TokenStream) -> TokenStream {
 
 /// Admission webhooks for a built-in kind (apps/v1 Deployment, v1 Pod, ...) on a marker type:
 /// `#[rop(group = "apps", version = "v1", kind = "Deployment", plural = "deployments",
-/// object = "k8s_openapi::api::apps::v1::Deployment")]` and one or two `webhook(...)` (each
+/// object = "rop::k8s_openapi::api::apps::v1::Deployment")]` and one or two `webhook(...)` (each
 /// with a `name`). Implements `rop::WebhookTarget`. See the `rop` crate's documentation.
 #[proc_macro_derive(BuiltinKind, attributes(rop))]
 pub fn derive_builtin_kind(input: TokenStream) -> TokenStream {
