@@ -28,7 +28,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
-use rop_testenv::{Binaries, Options, TestEnv};
+use rop_testenv::Options;
 use serde_json::{Value, json};
 
 /// The namespace the objects live in.
@@ -128,7 +128,7 @@ pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
     if scenario.objects == 0 {
         bail!("the scenario needs at least one object");
     }
-    let env = TestEnv::start_with_options(&Binaries::find()?, &Options { audit_log: true, ..Options::default() })?;
+    let env = Options { audit_log: true, ..Options::default() }.start()?;
     let client = env.client();
     env.block_on(async {
         rop_testenv::install_crds(&client, &operator.crds).await?;

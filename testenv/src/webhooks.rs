@@ -18,10 +18,9 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::manifests::read_crds;
-use crate::{
-    MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, TestEnv, free_port, install_crd, install_crypto_provider,
-    install_manager_rbac, new_ca,
-};
+use crate::pki::new_ca;
+use crate::process::{free_port, install_crypto_provider};
+use crate::{MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, TestEnv, install_crd, install_manager_rbac};
 
 /// How long the API server takes at most to start calling a webhook configuration it stored
 /// (its admission plug-ins pick configurations up from a watch).

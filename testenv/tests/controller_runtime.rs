@@ -402,7 +402,7 @@ fn a_manager_without_a_rule_is_refused_as_in_a_cluster() {
 /// watches have caught up with them.
 #[test]
 fn each_write_is_made_once() {
-    let Some(env) = TestEnv::start_or_skip_with(&rop_testenv::Options { audit_log: true, ..Default::default() }) else {
+    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else {
         return;
     };
     env.block_on(async {

@@ -381,7 +381,7 @@ fn post(port: u16, ca: &str, client: Option<(&Path, &Path)>) -> Result<String, S
 #[test]
 fn only_the_api_server_gets_past_a_client_certificate_check() {
     let options = rop_testenv::Options { webhook_client_certificate: true, ..Default::default() };
-    let Some(env) = TestEnv::start_or_skip_with(&options) else { return };
+    let Some(env) = options.start_or_skip() else { return };
     let client_ca = env.webhook_client_ca().expect("the option makes a client CA").to_path_buf();
     let (cert_dir, ca) = certificates();
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -440,7 +440,7 @@ fn only_the_api_server_gets_past_a_client_certificate_check() {
 #[test]
 fn conversion_webhooks_get_no_client_certificate() {
     let options = rop_testenv::Options { webhook_client_certificate: true, ..Default::default() };
-    let Some(env) = TestEnv::start_or_skip_with(&options) else { return };
+    let Some(env) = options.start_or_skip() else { return };
     let client_ca = env.webhook_client_ca().expect("the option makes a client CA").to_path_buf();
     let (cert_dir, ca) = certificates();
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
