@@ -106,9 +106,10 @@ fn rolled_out(object: &Redis) -> bool {
 /// `Progressing`'s reason and message (empty when the object has none).
 fn progressing(object: &Redis) -> (String, String) {
     let status = object.status.clone().unwrap_or_default();
-    let condition = rop::conditions::find(&status.conditions, "Progressing").cloned();
-    let condition = condition.unwrap_or_default();
-    (condition.reason, condition.message)
+    match rop::conditions::find(&status.conditions, "Progressing") {
+        Some(condition) => (condition.reason.clone(), condition.message.clone()),
+        None => (String::new(), String::new()),
+    }
 }
 
 /// Merges `spec` into the spec of the object `name`.
