@@ -58,7 +58,8 @@ fn redis_rolls_out_one_ordinal_at_a_time_within_its_budget() {
         let halted = |o: &_| progressing(o).1.ends_with(&waiting);
         controller.wait_for(&object, halted).await;
         controller.settled().await;
-        assert_eq!(kubelet.take_created(), [last.clone()], "no other Pod went");
+        let created = kubelet.take_created();
+        assert_eq!(created, [last.as_str()], "no other Pod went");
         kubelet.release();
         controller.wait_for(&object, rolled_out).await;
         let highest_first = (0..replicas - 1).rev();
