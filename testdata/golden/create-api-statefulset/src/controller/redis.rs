@@ -51,7 +51,8 @@ const DATA_VOLUME: &str = "data";
 const DATA_PATH: &str = "/data";
 /// Where the configuration files are mounted.
 const CONFIG_PATH: &str = "/etc/redis";
-/// The user the container runs as: the image's own (a non-root one).
+/// The user the container runs as: the image's own, which must not be root (the Pods run
+/// with `runAsNonRoot`): name one with `Some(uid)` for an image that starts as root.
 const RUN_AS_USER: Option<i64> = None;
 /// How long a settled `Redis` waits before it is looked at again.
 const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
@@ -86,6 +87,9 @@ impl Reconciler for RedisReconciler {
 
 /// Applies the objects `object` owns, then takes the rollout's next step.
 async fn roll(object: &Redis, ctx: &Context<Redis>) -> Result<Rollout, Error> {
+    // A budget that is neither a count nor a percentage stops here, before it is applied.
+    let (replicas, min_available) = (object.spec.replicas, &object.spec.min_available);
+    workload::min_available(replicas, min_available).map_err(Error::MinAvailable)?;
     let labels = workload::labels(object, MANAGED_BY);
     if !object.spec.config.is_empty() {
         let config = ConfigMap {
