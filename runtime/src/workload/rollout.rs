@@ -160,28 +160,27 @@ fn is_ready(pod: &Pod) -> bool {
     ready && pod.metadata.deletion_timestamp.is_none()
 }
 
-/// Takes the next step of `set`'s rollout for `object`: lists the StatefulSet's Pods (by its
-/// selector, in `object`'s namespace), and when the step is [`Step::Delete`], deletes that Pod
-/// and records a Normal Event `RollingUpdate`. Apply `set` first.
+/// Takes the next step of `set`'s rollout for `object`, keeping `min_available` replicas ready
+/// (the count [`min_available`] gives, checked before anything is applied): lists the
+/// StatefulSet's Pods (by its selector, in `object`'s namespace), and when the step is
+/// [`Step::Delete`], deletes that Pod and records a Normal Event `RollingUpdate`. Apply `set`
+/// first.
 ///
 /// # Errors
-/// [`Error::MinAvailable`] for a `min_available` [`min_available`] refuses (terminal: not
-/// retried), [`Error::ListPods`] or [`Error::DeletePod`] with the API server's answer.
+/// [`Error::ListPods`] or [`Error::DeletePod`] with the API server's answer.
 pub async fn roll<K: Kind>(
     ctx: &Context<K>,
     object: &ObjectOf<K>,
     set: &StatefulSet,
     annotation: &str,
-    min: &IntOrString,
+    min_available: i32,
 ) -> Result<Rollout, Error> {
-    let replicas = set.spec.replicas.unwrap_or(1);
-    let min = min_available(replicas, min).map_err(Error::MinAvailable)?;
     let pods: Api<Pod> = Api::namespaced(ctx.client().clone(), &object.namespace().unwrap_or_default());
     let labels = set.spec.selector.match_labels.clone().unwrap_or_default();
     let selector: Vec<String> = labels.iter().map(|(key, value)| format!("{key}={value}")).collect();
     let listed = pods.list(&ListParams::default().labels(&selector.join(","))).await;
     let listed = listed.map_err(|source| Error::ListPods(format!("StatefulSet {}", set.name_any()), source))?;
-    let rollout = plan(set, annotation, min, &listed.items);
+    let rollout = plan(set, annotation, min_available, &listed.items);
     if let Step::Delete(pod) = &rollout.step {
         match pods.delete(pod, &DeleteParams::default()).await {
             Ok(_) => {}

@@ -88,8 +88,8 @@ impl Reconciler for RedisReconciler {
 /// Applies the objects `object` owns, then takes the rollout's next step.
 async fn roll(object: &Redis, ctx: &Context<Redis>) -> Result<Rollout, Error> {
     // A budget that is neither a count nor a percentage stops here, before it is applied.
-    let (replicas, min_available) = (object.spec.replicas, &object.spec.min_available);
-    workload::min_available(replicas, min_available).map_err(Error::MinAvailable)?;
+    let (replicas, budget) = (object.spec.replicas, &object.spec.min_available);
+    let keep = workload::min_available(replicas, budget).map_err(Error::MinAvailable)?;
     let labels = workload::labels(object, MANAGED_BY);
     if !object.spec.config.is_empty() {
         let config = ConfigMap {
@@ -106,8 +106,7 @@ async fn roll(object: &Redis, ctx: &Context<Redis>) -> Result<Rollout, Error> {
     workload::apply(ctx, object, budget).await?;
     let image = workload::image(IMAGE_ENV, DEFAULT_IMAGE);
     let set = workload::apply(ctx, object, desired_stateful_set(object, &image)).await?;
-    let min_available = &object.spec.min_available;
-    workload::roll(ctx, object, &set, TEMPLATE_HASH, min_available).await
+    workload::roll(ctx, object, &set, TEMPLATE_HASH, keep).await
 }
 
 /// The ports the replicas talk to each other and to clients on.
