@@ -706,10 +706,13 @@ async fn serves_reviews_over_https_with_the_mounted_certificate() {
 
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let mut registry = prometheus_client::registry::Registry::default();
+    let metrics = rop::webhook::metrics::Metrics::register(&mut registry);
     let serving = tokio::spawn({
-        let dir = dir.clone();
+        let (dir, metrics) = (dir.clone(), metrics.clone());
         async move {
             server()
+                .with_metrics(metrics)
                 .serve(([127, 0, 0, 1], port).into(), &dir, async {
                     let _ = stopped.await;
                 })
@@ -730,6 +733,32 @@ async fn serves_reviews_over_https_with_the_mounted_certificate() {
     assert_eq!(answer["response"]["warnings"], json!(["size 7 is large"]));
     let (status, _) = https_post(port, &cert, "/nowhere", "{}").await;
     assert_eq!(status, "HTTP/1.1 404 Not Found");
+    let (status, _) = https_post(port, &cert, "/validate-cache-example-com-v1-cache", "not JSON").await;
+    assert_eq!(status, "HTTP/1.1 400 Bad Request");
+
+    // controller-runtime's webhook metrics count the served paths only.
+    assert_eq!(metrics.answered("/validate-cache-example-com-v1-cache"), 1);
+    let mut text = String::new();
+    prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+    let requests = |code| {
+        format!(
+            "controller_runtime_webhook_requests_total{{webhook=\"/validate-cache-example-com-v1-cache\",code=\"{code}\"}} 1\n"
+        )
+    };
+    assert!(text.contains(&requests(200)) && text.contains(&requests(400)), "{text}");
+    assert!(
+        text.contains(
+            "controller_runtime_webhook_requests_in_flight{webhook=\"/validate-cache-example-com-v1-cache\"} 0\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "controller_runtime_webhook_latency_seconds_count{webhook=\"/validate-cache-example-com-v1-cache\"} 2\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("nowhere"), "{text}");
 
     stop.send(()).unwrap();
     serving.await.unwrap().unwrap();

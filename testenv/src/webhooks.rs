@@ -10,8 +10,11 @@ use k8s_openapi::api::admissionregistration::v1::{
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceConversion, WebhookClientConfig, WebhookConversion,
 };
-use kube::Api;
 use kube::api::PostParams;
+use kube::{Api, Resource};
+use rop::WebhookTarget;
+use rop::controller::KindScope;
+use rop::webhook::metrics::Metrics;
 use rop::webhook::{CERT_FILE, CONVERSION_PATH, KEY_FILE, Server};
 use serde::Deserialize;
 use tokio::sync::oneshot;
@@ -31,6 +34,8 @@ const REGISTERED_WITHIN: Duration = Duration::from_secs(1);
 /// it did not fail.
 pub struct Webhooks {
     url: String,
+    client: kube::Client,
+    metrics: Metrics,
     stop: Option<oneshot::Sender<()>>,
     serving: Option<JoinHandle<Result<(), rop::webhook::ServeError>>>,
     _certificates: tempfile::TempDir,
@@ -92,7 +97,8 @@ impl TestEnv {
         }
 
         let (stop, stopped) = oneshot::channel::<()>();
-        let server = server.with_client(as_manager);
+        let metrics = Metrics::default();
+        let server = server.with_client(as_manager).with_metrics(metrics.clone());
         let dir = certificates.path().to_path_buf();
         let serving = tokio::spawn(async move {
             server
@@ -103,7 +109,8 @@ impl TestEnv {
         });
         register(&client, &project.join(rop::manifests::WEBHOOK_MANIFESTS), &url, &ca_bundle).await;
         tokio::time::sleep(REGISTERED_WITHIN).await;
-        Webhooks { url, stop: Some(stop), serving: Some(serving), _certificates: certificates }
+        let (stop, serving) = (Some(stop), Some(serving));
+        Webhooks { url, client, metrics, stop, serving, _certificates: certificates }
     }
 }
 
@@ -111,6 +118,33 @@ impl Webhooks {
     /// Where the server listens, `https://127.0.0.1:<port>`.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The objects of kind `O` where a test's objects are: in [`crate::TEST_NAMESPACE`], or all
+    /// of them for a cluster-scoped kind. Its client is the API server's admin, so what it
+    /// sends goes through the webhooks as a user's request would.
+    pub fn api<O>(&self) -> Api<O>
+    where
+        O: Resource<DynamicType = (), Scope: KindScope>,
+    {
+        <O::Scope as KindScope>::api(self.client.clone(), Some(crate::TEST_NAMESPACE))
+    }
+
+    /// How many reviews the API server sent to the defaulting webhook of `K` (0 when `K` has
+    /// none) and the server answered: a create calls it once.
+    pub fn defaulter_calls<K: WebhookTarget>(&self) -> u64 {
+        K::TARGET.webhook(true).map_or(0, |webhook| self.metrics.answered(webhook.path))
+    }
+
+    /// How many reviews the API server sent to the validating webhook of `K` (0 when `K` has
+    /// none) and the server answered, allowed or denied.
+    pub fn validator_calls<K: WebhookTarget>(&self) -> u64 {
+        K::TARGET.webhook(false).map_or(0, |webhook| self.metrics.answered(webhook.path))
+    }
+
+    /// How many conversion reviews the API server sent and the server answered, for every kind.
+    pub fn conversion_calls(&self) -> u64 {
+        self.metrics.answered(CONVERSION_PATH)
     }
 
     /// Stops the server and waits for it.

@@ -280,11 +280,14 @@ fn the_api_server_calls_the_webhooks() {
         let caches: Api<v1::Cache> = Api::namespaced(client.clone(), "default");
         let created = create_defaulted(&caches).await;
         assert_eq!(created.spec, v1::CacheSpec { size: Some(3) });
+        assert!(webhooks.defaulter_calls::<v1::Cache>() >= 1);
+        let validated = webhooks.validator_calls::<v1::Cache>();
 
         let refused = caches
             .create(&PostParams::default(), &v1::Cache::new("huge", v1::CacheSpec { size: Some(11) }))
             .await
             .expect_err("the validating webhook refuses size 11");
+        assert_eq!(webhooks.validator_calls::<v1::Cache>(), validated + 1, "one review, denied");
         let kube::Error::Api(status) = refused else { panic!("{refused}") };
         assert_eq!(
             (status.code, status.message.as_str()),
@@ -306,12 +309,14 @@ fn the_api_server_calls_the_webhooks() {
         );
 
         // The v1 object read as v2, and a v2 object written and read as v1, go through /convert.
+        let converted = webhooks.conversion_calls();
         let caches_v2: Api<v2::Cache> = Api::namespaced(client.clone(), "default");
         let as_v2 = caches_v2.get("plain").await.unwrap();
         assert_eq!(as_v2.spec, v2::CacheSpec { capacity: Some(v2::Capacity { replicas: 3 }) });
         let written = v2::Cache::new("from-v2", v2::CacheSpec { capacity: Some(v2::Capacity { replicas: 7 }) });
         caches_v2.create(&PostParams::default(), &written).await.unwrap();
         assert_eq!(caches.get("from-v2").await.unwrap().spec, v1::CacheSpec { size: Some(7) });
+        assert!(webhooks.conversion_calls() >= converted + 3, "a read, a create and a read");
 
         // A built-in kind's webhook: the Deployment is stored with the defaulter's label.
         let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");

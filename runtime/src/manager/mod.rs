@@ -177,7 +177,8 @@ impl Manager {
     /// No client, a port that cannot be bound, a webhook certificate that cannot be read,
     /// leader election that cannot start, or a lost lease.
     pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<(), Error> {
-        let Self { name, options, client, registry, metrics, controllers, webhooks } = self;
+        let Self { name, options, client, mut registry, metrics, controllers, webhooks } = self;
+        let webhooks = webhooks.map(|server| server.with_metrics(webhook::metrics::Metrics::register(&mut registry)));
         telemetry::init_unless_set();
         let shutdown = CancellationToken::new();
         let cancel = shutdown.clone();

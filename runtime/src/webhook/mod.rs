@@ -14,6 +14,7 @@
 
 mod admission;
 mod convert;
+pub mod metrics;
 mod request;
 mod server;
 mod setup;

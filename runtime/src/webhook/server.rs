@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -14,6 +15,7 @@ use serde_json::Value;
 
 use super::admission::{self, Defaulter, Validator};
 use super::convert::{self, HubConversion, KindConversion};
+use super::metrics::Metrics;
 use super::request::no_client;
 use super::setup::SetupError;
 use crate::WebhookTarget;
@@ -35,6 +37,8 @@ pub struct Server {
     pub(super) client_ca: Option<std::path::PathBuf>,
     /// The client defaulters and validators get ([`Server::with_client`]).
     client: Option<Client>,
+    /// Where the server counts its requests ([`Server::with_metrics`]).
+    metrics: Metrics,
 }
 
 /// One webhook to register, for [`Server::build`]: a list of these is how a project names its
@@ -78,6 +82,15 @@ impl Server {
     #[must_use]
     pub fn with_client(mut self, client: Client) -> Server {
         self.client = Some(client);
+        self
+    }
+
+    /// Counts the server's requests in `metrics` (controller-runtime's webhook metrics; see
+    /// [`Metrics`]). The manager registers them on its `/metrics`; a test keeps a clone to see
+    /// which webhooks the API server called. Without it, the server counts into metrics no one
+    /// reads.
+    pub fn with_metrics(mut self, metrics: Metrics) -> Server {
+        self.metrics = metrics;
         self
     }
 
@@ -200,6 +213,26 @@ impl Server {
         paths
     }
 
+    /// Whether a webhook is served at `path`.
+    fn serves(&self, path: &str) -> bool {
+        self.handlers.contains_key(path) || (path == CONVERSION_PATH && !self.conversions.is_empty())
+    }
+
+    /// The HTTP answer to a request to `path`, a served one.
+    async fn answer(&self, method: &axum::http::Method, path: &str, body: &[u8]) -> Response {
+        if method != axum::http::Method::POST {
+            return (StatusCode::METHOD_NOT_ALLOWED, "webhooks take POST\n").into_response();
+        }
+        let review = match serde_json::from_slice::<Value>(body) {
+            Ok(review) => review,
+            Err(e) => return (StatusCode::BAD_REQUEST, format!("the body is not JSON: {e}\n")).into_response(),
+        };
+        match self.handle(path, review).await {
+            Some(answer) => json(answer),
+            None => (StatusCode::NOT_FOUND, format!("no webhook at {path}\n")).into_response(),
+        }
+    }
+
     /// Answers one review sent to `path`: the response review, or `None` for a path nothing is
     /// served at. What the HTTPS server does for each request, without the network, for tests.
     pub async fn handle(&self, path: &str, review: Value) -> Option<Value> {
@@ -217,17 +250,15 @@ impl Server {
         Router::new().fallback(move |method: axum::http::Method, uri: Uri, body: Bytes| {
             let server = server.clone();
             async move {
-                if method != axum::http::Method::POST {
-                    return (StatusCode::METHOD_NOT_ALLOWED, "webhooks take POST\n").into_response();
+                let path = uri.path();
+                if !server.serves(path) {
+                    return (StatusCode::NOT_FOUND, format!("no webhook at {path}\n")).into_response();
                 }
-                let review = match serde_json::from_slice::<Value>(&body) {
-                    Ok(review) => review,
-                    Err(e) => return (StatusCode::BAD_REQUEST, format!("the body is not JSON: {e}\n")).into_response(),
-                };
-                match server.handle(uri.path(), review).await {
-                    Some(answer) => json(answer),
-                    None => (StatusCode::NOT_FOUND, format!("no webhook at {}\n", uri.path())).into_response(),
-                }
+                let started = Instant::now();
+                let _in_flight = server.metrics.in_flight(path);
+                let response = server.answer(&method, path, &body).await;
+                server.metrics.record(path, response.status().as_u16(), started.elapsed());
+                response
             }
         })
     }
