@@ -331,7 +331,14 @@ fn memcached_operator_builds_tests_and_validates() {
     // The scaffolded integration tests run the controllers against a real API server. Without
     // rop-testenv's binaries they skip and pass, unless ROP_TESTENV_REQUIRE=1 (set by CI,
     // inherited by the project's tests) makes that a failure: so in CI "ok" means they ran.
-    for test in ["memcached_is_reconciled_and_goes ... ok", "tenant_is_reconciled_and_goes ... ok"] {
+    // tests/webhooks.rs sends the samples through the API server and its webhooks.
+    for test in [
+        "memcached_is_reconciled_and_goes ... ok",
+        "tenant_is_reconciled_and_goes ... ok",
+        "memcached_v1alpha1_is_defaulted_by_the_api_server ... ok",
+        "memcached_v1alpha1_is_validated_by_the_api_server ... ok",
+        "memcached_v1beta1_is_converted_by_the_api_server ... ok",
+    ] {
         assert!(tests.contains(test), "{test}:\n{tests}");
     }
     let built = build_test_lint(&dir);

@@ -96,6 +96,10 @@ pub struct ImageVars {
 #[derive(Clone, Debug, Serialize)]
 pub struct WebhookVars {
     pub api_dir: String,
+    /// The kind version's module of admission webhooks under `src/webhook/`.
+    pub module: String,
+    /// The line of `tests/webhooks.rs` that reads the sample, at column 8.
+    pub e2e_sample_let: String,
     pub hub: String,
     pub hub_module: String,
     /// The kind is one Kubernetes serves.
@@ -115,6 +119,11 @@ pub struct SpokeVars {
     pub spoke: String,
     pub spoke_module: String,
     pub spoke_dir: String,
+    /// The line of `tests/webhooks.rs` that reads the spoke's sample, at column 8.
+    pub e2e_sample_let: String,
+    /// `type Hub = <the hub's type>;` and `type Spoke = ...;` at column 4 of `tests/webhooks.rs`.
+    pub hub_alias: String,
+    pub spoke_alias: String,
     /// The round-trip test's line that reads the spoke's sample, at column 8 of
     /// `src/webhook/mod.rs` (4 in the fragment).
     pub sample_let: String,
@@ -203,6 +212,8 @@ impl TemplateContext {
         }
         context.webhook = Some(WebhookVars {
             api_dir: k.api_dir(),
+            module: super::webhook::module(k),
+            e2e_sample_let: e2e_sample_let(&k.sample()),
             hub: k.version.clone(),
             hub_module: k.api_module(),
             builtin: builtin.is_some(),
@@ -213,6 +224,7 @@ impl TemplateContext {
             }),
             webhook_domain: builtin.map(|_| project.domain.clone()),
         });
+        let api_crate = project.api_crate();
         context.spoke = spoke.map(|version| {
             let names = k.in_version(project, version);
             let at_column_8 = |text: String| text.replace('\n', "\n    ");
@@ -222,6 +234,15 @@ impl TemplateContext {
                 spoke: version.to_string(),
                 spoke_module: names.api_module(),
                 spoke_dir: names.api_dir(),
+                e2e_sample_let: e2e_sample_let(&names.sample()),
+                hub_alias: at_column(
+                    4,
+                    layout::type_alias(4, "Hub", &format!("{api_crate}::{}::{}", k.api_module(), k.kind)),
+                ),
+                spoke_alias: at_column(
+                    4,
+                    layout::type_alias(4, "Spoke", &format!("{api_crate}::{}::{}", names.api_module(), k.kind)),
+                ),
                 sample_let: at_column_8(layout::let_call(8, "sample", "include_str!", &path)),
                 object_let: at_column_8(layout::let_call(8, &object, "rop::webhook::testing::sample", "sample")),
             }
@@ -233,4 +254,16 @@ impl TemplateContext {
     pub fn to_tera(&self) -> tera::Context {
         tera::Context::from_serialize(self).expect("a template context serialises to a map")
     }
+}
+
+/// `text`, a layout at `column` whose lines after the first are indented relative to it, with
+/// those lines moved to the column: the fragment holding it is inserted at column 0.
+fn at_column(column: usize, text: String) -> String {
+    text.replace('\n', &format!("\n{}", " ".repeat(column)))
+}
+
+/// `let sample = include_str!("../config/samples/<file>");` at column 8 of `tests/webhooks.rs`.
+fn e2e_sample_let(file: &str) -> String {
+    let path = format!("\"../config/samples/{file}\"");
+    at_column(8, layout::let_call(8, "sample", "include_str!", &path))
 }

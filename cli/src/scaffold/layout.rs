@@ -265,6 +265,16 @@ pub fn let_call(column: usize, binding: &str, callee: &str, arg: &str) -> String
     )
 }
 
+/// `type {name} = {path};` at column `column`, as rustfmt writes it: on one line if it fits,
+/// else the path on the next line. Lines after the first are indented relative to that column.
+pub fn type_alias(column: usize, name: &str, path: &str) -> String {
+    let one = format!("type {name} = {path};");
+    if column + one.len() <= MAX_WIDTH {
+        return one;
+    }
+    format!("type {name} =\n    {path};")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,9 @@ use super::templates::Templates;
 use crate::builtin::{self, Builtin};
 use crate::project::{Project, Webhooks};
 
+/// The project's webhook tests on a real API server, one function per webhook type and spoke.
+pub const TESTS: &str = "tests/webhooks.rs";
+
 /// Module of a kind version's admission webhooks under `src/webhook/`: `memcached_v1` or,
 /// multigroup, `cache_memcached_v1`.
 pub fn module(k: &KindNames) -> String {
@@ -109,6 +112,9 @@ pub fn describe(
         let fragment = |f: &str| render(&format!("webhook/fragments/{f}.rs.tera"), &context);
         s.insert(&module_file, "webhook-impls", fragment(role)?);
         s.insert(&module_file, "webhook-tests", fragment(&format!("{role}_test"))?);
+        if builtin.is_none() {
+            s.insert(TESTS, "webhook-tests", fragment(&format!("{role}_e2e"))?);
+        }
         s.insert("src/webhook/mod.rs", "webhooks", format!("rop::webhook::Registration::{role}({module}::{name}),"));
         let letter = if mutating { 'm' } else { 'v' };
         let name = builtin.map(|_| format!("{letter}{}-{}.{}", k.lower, k.version, project.domain));
@@ -116,6 +122,10 @@ pub fn describe(
     }
     if w.conversion {
         conversion(&mut s, project, k, w, header, &context, &render)?;
+    }
+    if builtin.is_none() {
+        // A built-in kind has no sample to send: its webhooks are tested in their module only.
+        s.file(TESTS, "webhook/tests/webhooks.rs.tera", &context, IfExists::Skip);
     }
     for name in [
         "webhook/kustomization.yaml",
@@ -172,6 +182,8 @@ fn conversion(
         );
         let test = render("webhook/fragments/conversion_test.rs.tera", &spoke_context)?;
         s.insert("src/webhook/mod.rs", "webhook-tests", test);
+        let test = render("webhook/fragments/conversion_e2e.rs.tera", &spoke_context)?;
+        s.insert(TESTS, "webhook-tests", test);
     }
     let patch = format!("config/crd/patches/webhook_in_{}.yaml", k.plural);
     s.file(patch, "webhook/config/crd/patches/webhook_in.yaml", context, IfExists::Skip);
