@@ -3,153 +3,103 @@
 //! the ready ones. No kubelet runs there, so the test plays it: it reports a Pod ready. Skips
 //! without the binaries unless ROP_TESTENV_REQUIRE=1.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use redis_operator::controller::redis_cluster::RedisClusterReconciler;
 use redis_operator_api::v1alpha1::RedisCluster;
-use rop::controller::metrics::ReconcileLabels;
 use rop::k8s_openapi::api::core::v1::Pod;
 use rop::kube::ResourceExt;
-use rop::kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use rop::manager::{Manager, Options};
-use rop_testenv::{TestEnv, WAIT, wait_for, wait_until};
+use rop::kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
+use rop_testenv::{TestEnv, WAIT};
+use serde_json::json;
+
+/// The sample `rop create api` wrote, which the test creates.
+const SAMPLE: &str = "cache_v1alpha1_rediscluster.yaml";
 
 #[test]
 fn replicas_are_created_and_a_lost_one_comes_back() {
     let Some(env) = TestEnv::start_or_skip() else {
         return;
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     env.block_on(async {
-        let client = env.client();
-        rop_testenv::install_crds(&client, &root.join("config/crd/bases"))
-            .await
-            .expect("the CRDs install (run `make manifests` first)");
-        let mut manager = Manager::with_client("test", Options::for_tests(), client.clone());
-        manager.add_controller(RedisClusterReconciler);
-        let metrics = manager.metrics().clone();
-        let passes = move || {
-            let labels = ReconcileLabels {
-                controller: "rediscluster".into(),
-                result: "success",
-            };
-            metrics.reconciles.get_or_create(&labels).get()
-        };
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let running = tokio::spawn(manager.run_until(async {
-            let _ = stopped.await;
-        }));
-
-        let sample: RedisCluster = rop_testenv::object_from_file(
-            &root.join("config/samples/cache_v1alpha1_rediscluster.yaml"),
-        )
-        .expect("the sample decodes");
-        let clusters: Api<RedisCluster> = Api::namespaced(client.clone(), "default");
-        let created = clusters
-            .create(&PostParams::default(), &sample)
-            .await
-            .expect("the sample is accepted");
-        let pods: Api<Pod> = Api::namespaced(client.clone(), "default");
+        let project = env!("CARGO_MANIFEST_DIR");
+        let controller = env.start_controller(project, RedisClusterReconciler).await;
+        let cluster = controller.create_sample(SAMPLE).await;
+        let (api, name) = (controller.api(), cluster.name_any());
+        let pods = controller.api_of::<Pod>();
 
         let before = pods_when(&pods, |live| live.len() == 3).await;
         let names: Vec<&str> = before.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "rediscluster-sample-0",
-                "rediscluster-sample-1",
-                "rediscluster-sample-2"
-            ]
-        );
+        let sample = [
+            "rediscluster-sample-0",
+            "rediscluster-sample-1",
+            "rediscluster-sample-2",
+        ];
+        assert_eq!(names, sample);
         let pod = pods.get("rediscluster-sample-1").await.unwrap();
         let owner = pod.owner_references().first().map(|o| o.uid.clone());
-        assert_eq!(owner, created.uid(), "the cluster owns its replicas");
+        assert_eq!(owner, cluster.uid(), "the cluster owns its replicas");
 
         // A replica is lost (no kubelet here: an unscheduled Pod goes at once); it comes back.
-        pods.delete("rediscluster-sample-1", &DeleteParams::default())
-            .await
-            .unwrap();
+        let lost = "rediscluster-sample-1";
+        pods.delete(lost, &DeleteParams::default()).await.unwrap();
         pods_when(&pods, |live| {
-            live.len() == 3 && live[1].0 == "rediscluster-sample-1" && live[1].1 != before[1].1
+            live.len() == 3 && live[1].0 == lost && live[1].1 != before[1].1
         })
         .await;
 
         // Scaled down to one: the surplus goes, and the status waits for the replica left.
-        let scale = serde_json::json!({ "spec": { "replicas": 1 } });
-        clusters
-            .patch(
-                &sample.name_any(),
-                &PatchParams::default(),
-                &Patch::Merge(&scale),
-            )
-            .await
-            .unwrap();
+        let scale = Patch::Merge(json!({ "spec": { "replicas": 1 } }));
+        let params = PatchParams::default();
+        api.patch(&name, &params, &scale).await.unwrap();
         let left = pods_when(&pods, |live| live.len() == 1).await;
         assert_eq!(left[0].0, "rediscluster-sample-0");
-        let cluster = wait_for(&clusters, &sample.name_any(), |c| {
+        let observed = |c: &RedisCluster| {
             c.status.as_ref().and_then(|s| s.observed_generation) == c.metadata.generation
-        })
-        .await;
-        let status = cluster.status.unwrap();
+        };
+        let status = controller.wait_for(&cluster, observed).await.status;
+        let status = status.unwrap();
         assert_eq!(status.ready_replicas, 0);
         assert!(!rop::conditions::is_true(&status.conditions, "Available"));
 
         // The kubelet's part: the replica runs and is ready; the cluster is Available.
-        let ready = serde_json::json!({ "status": {
+        let ready = Patch::Merge(json!({ "status": {
             "phase": "Running",
             "conditions": [{ "type": "Ready", "status": "True" }],
-        }});
-        pods.patch_status(
-            "rediscluster-sample-0",
-            &PatchParams::default(),
-            &Patch::Merge(&ready),
-        )
-        .await
-        .unwrap();
-        let available = wait_for(&clusters, &sample.name_any(), |c| {
-            c.status
-                .as_ref()
-                .is_some_and(|s| rop::conditions::is_true(&s.conditions, "Available"))
-        })
-        .await;
+        }}));
+        let replica = &left[0].0;
+        pods.patch_status(replica, &params, &ready).await.unwrap();
+        let available = controller.wait_for(&cluster, is_available).await;
         assert_eq!(available.status.as_ref().unwrap().ready_replicas, 1);
 
         // Idempotent: a pass over a converged cluster writes neither it nor its Pod.
-        let pod = pods.get("rediscluster-sample-0").await.unwrap();
-        let patch =
-            serde_json::json!({ "metadata": { "annotations": { "example.com/touched": "true" } } });
-        let before = passes();
-        let touched = clusters
-            .patch(
-                &sample.name_any(),
-                &PatchParams::default(),
-                &Patch::Merge(&patch),
-            )
-            .await
-            .unwrap();
-        wait_until("another pass", || passes() > before).await;
-        let after = clusters.get(&sample.name_any()).await.unwrap();
+        controller.settled().await;
+        let pod = pods.get(replica).await.unwrap();
+        let touched = controller.touch(&available).await;
+        let after = api.get(&name).await.unwrap();
         assert_eq!(after.resource_version(), touched.resource_version());
-        let after = pods.get("rediscluster-sample-0").await.unwrap();
+        let after = pods.get(replica).await.unwrap();
         assert_eq!(after.resource_version(), pod.resource_version());
 
-        stop.send(()).unwrap();
-        running.await.unwrap().expect("the manager stops cleanly");
+        controller.stop().await;
     });
 }
 
-/// The names and uids of the cluster's Pods that are not going, sorted, once `done` holds for
-/// them.
+/// Whether `cluster` reports the condition `Available` as true.
+fn is_available(cluster: &RedisCluster) -> bool {
+    let status = cluster.status.as_ref();
+    status.is_some_and(|s| rop::conditions::is_true(&s.conditions, "Available"))
+}
+
+/// The names and uids of the Pods that are not going, sorted, once `done` holds for them.
 async fn pods_when(
     pods: &Api<Pod>,
     done: impl Fn(&[(String, String)]) -> bool,
 ) -> Vec<(String, String)> {
     let deadline = Instant::now() + WAIT;
     loop {
-        let list = pods.list(&ListParams::default()).await.unwrap();
-        let mut live: Vec<(String, String)> = list
-            .items
+        let list = pods.list(&ListParams::default()).await.unwrap().items;
+        let mut live: Vec<_> = list
             .iter()
             .filter(|p| p.metadata.deletion_timestamp.is_none())
             .map(|p| (p.name_any(), p.uid().unwrap_or_default()))
