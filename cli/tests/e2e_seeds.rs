@@ -267,11 +267,31 @@ fn tenant_is_cluster_scoped_and_owns_namespaced_objects() {
     let s = scaffold("tenant", "tenant-operator");
     let crd = s.read("config/crd/bases/tenancy.example.com_tenants.yaml");
     assert!(crd.contains("\n  scope: Cluster\n"), "{crd}");
+    // Both versions in one CRD, v1 the storage version (the hub of the conversion).
+    for (version, storage) in [("v1", true), ("v1alpha1", false)] {
+        let at = crd.find(&format!("\n  - name: {version}\n")).unwrap_or_else(|| panic!("no {version} in\n{crd}"));
+        let served = &crd[at..];
+        let end = served[1..].find("\n  - name: ").map_or(served.len(), |n| n + 1);
+        assert!(served[..end].contains(&format!("\n    served: true\n    storage: {storage}\n")), "{version}: {crd}");
+    }
+    assert!(crd.contains("              admin:\n") && crd.contains("              admins:\n"), "{crd}");
+    let conversion = s.read("config/crd/patches/webhook_in_tenants.yaml");
+    assert!(conversion.contains("path: /convert"), "{conversion}");
+    let webhooks = s.read("config/webhook/manifests.yaml");
+    assert!(
+        webhooks.contains("kind: ValidatingWebhookConfiguration\n")
+            && webhooks.contains("      path: /validate-tenancy-example-com-v1-tenant\n")
+            && webhooks.contains("  name: vtenant-v1.tenancy.example.com\n"),
+        "{webhooks}"
+    );
+    assert!(!webhooks.contains("MutatingWebhookConfiguration"), "{webhooks}");
     let role = s.read("config/rbac/role.yaml");
     for rule in [
         "- apiGroups:\n  - \"\"\n  resources:\n  - resourcequotas\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
         "- apiGroups:\n  - rbac.authorization.k8s.io\n  resourceNames:\n  - admin\n  resources:\n  - clusterroles\n  verbs:\n  - bind\n",
         "- apiGroups:\n  - rbac.authorization.k8s.io\n  resources:\n  - rolebindings\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
+        // The validator lists the Tenants as the manager: the controller's rule allows it.
+        "- apiGroups:\n  - tenancy.example.com\n  resources:\n  - tenants\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n",
     ] {
         assert!(role.contains(rule), "{rule} not in\n{role}");
     }
@@ -283,9 +303,31 @@ fn tenant_is_cluster_scoped_and_owns_namespaced_objects() {
             "controller::tenant::tests::a_namespace_the_tenant_gives_up_is_cleared",
             "controller::tenant::tests::a_provisioned_tenant_is_ready_at_its_generation",
             "controller::tenant::tests::a_converged_status_is_computed_again_unchanged",
-            // Provisions, repairs drift, clears a namespace given up and cleans up on a real
-            // API server.
+            // The validator's rule and its answers through the webhook server.
+            "webhook::tenant_v1::tests::a_namespace_of_another_tenant_is_refused_naming_both",
+            "webhook::tenant_v1::tests::every_namespace_taken_is_named",
+            "webhook::tenant_v1::tests::a_tenant_being_deleted_still_has_its_namespaces",
+            "webhook::tenant_v1::tests::free_namespaces_and_the_tenants_own_are_allowed",
+            "webhook::tenant_v1::tests::the_server_lists_through_the_client_only_for_new_claims",
+            "webhook::tests::every_webhook_registers",
+            "webhook::tests::tenant_v1alpha1_round_trips_through_the_hub",
+            // The conversion, both ways, with the admins v1alpha1 cannot hold.
+            "v1alpha1::tenant_conversion::tests::the_quota_is_flattened_and_the_first_admin_is_the_admin",
+            "v1alpha1::tenant_conversion::tests::admins_after_the_first_travel_in_an_annotation_and_come_back",
+            "v1alpha1::tenant_conversion::tests::a_tenant_without_admins_round_trips",
+            "v1alpha1::tenant_conversion::tests::a_v1alpha1_tenant_with_more_admins_round_trips_through_the_hub",
+            "v1alpha1::tenant_conversion::tests::without_its_admin_a_v1alpha1_tenant_has_no_admins",
+            "v1alpha1::tenant_conversion::tests::an_annotation_that_is_no_list_is_refused_with_its_name",
+            // On a real API server: provisions, is idempotent, repairs drift, clears a namespace
+            // given up, and its cleanup keeps the Tenant until what it owns is gone.
             "a_tenant_provisions_its_namespaces_and_cleans_up",
+            // The webhooks on a real API server, which calls them: the scaffolded checks, the
+            // second Tenant's refusal (created as v1, as v1alpha1 and by an update), and every
+            // admin kept through a v1alpha1 read and write.
+            "tenant_v1_is_validated_by_the_api_server",
+            "tenant_v1alpha1_is_converted_by_the_api_server",
+            "a_tenant_claiming_a_namespace_of_another_is_refused_by_the_api_server",
+            "a_v1_tenant_keeps_every_admin_through_v1alpha1",
         ],
     );
 }

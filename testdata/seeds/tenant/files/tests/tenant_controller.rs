@@ -1,7 +1,9 @@
-//! The Tenant controller against a real API server (rop-testenv): a cluster-scoped Tenant gets
-//! its quota and admin binding in each of its namespaces and reports Ready, drift is repaired,
-//! a namespace it gives up is cleared, and on deletion its cleanup removes them all. Skips
-//! without the binaries unless ROP_TESTENV_REQUIRE=1.
+//! The Tenant controller against a real API server (rop-testenv), run as the project deploys
+//! it (`env.start_controller`: the CRDs, the manager's RBAC, the manager's ServiceAccount): a
+//! cluster-scoped Tenant gets its quota and admin binding in each of its namespaces and
+//! reports Ready, a converged pass writes nothing, drift is repaired, a namespace it gives up
+//! is cleared, and on deletion its cleanup removes them all and keeps the Tenant until they are
+//! gone. Skips without the binaries unless ROP_TESTENV_REQUIRE=1.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,28 +13,29 @@ use rop::k8s_openapi::api::rbac::v1::RoleBinding;
 use rop::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use rop::kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use rop::kube::{Resource, ResourceExt};
-use rop::manager::{Manager, Options};
-use rop_testenv::TestEnv;
+use rop_testenv::{TestEnv, wait_until_gone};
 use tenant_operator::controller::tenant::TenantReconciler;
 use tenant_operator_api::v1::Tenant;
 
 /// How long the controller gets for each step.
 const WAIT: Duration = Duration::from_secs(30);
 
+/// A finalizer the test puts on a quota: someone else still needs it, so it stays a while
+/// after the cleanup deleted it.
+const HOLD: &str = "example.com/hold";
+
 #[test]
 fn a_tenant_provisions_its_namespaces_and_cleans_up() {
     let Some(env) = TestEnv::start_or_skip() else {
         return;
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     env.block_on(async {
-        let client = env.client();
-        rop_testenv::install_crds(&client, &root.join("config/crd/bases"))
-            .await
-            .expect("the CRDs install (run `make manifests` first)");
-        let sample: Tenant =
-            rop_testenv::object_from_file(&root.join("config/samples/tenancy_v1_tenant.yaml"))
-                .expect("the sample decodes");
+        let project = env!("CARGO_MANIFEST_DIR");
+        let controller = env.start_controller(project, TenantReconciler).await;
+        let client = controller.client();
+        // The platform team creates the namespaces; the Tenant gets them.
+        let file = Path::new(project).join("config/samples/tenancy_v1_tenant.yaml");
+        let sample: Tenant = rop_testenv::object_from_file(&file).expect("the sample decodes");
         let namespaces: Api<Namespace> = Api::all(client.clone());
         for name in &sample.spec.namespaces {
             let mut namespace = Namespace::default();
@@ -42,26 +45,16 @@ fn a_tenant_provisions_its_namespaces_and_cleans_up() {
                 .await
                 .unwrap();
         }
-        let mut manager = Manager::with_client("test", Options::for_tests(), client.clone());
-        manager.add_controller(TenantReconciler);
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let running = tokio::spawn(manager.run_until(async {
-            let _ = stopped.await;
-        }));
 
-        let tenants: Api<Tenant> = Api::all(client.clone());
-        let created = tenants
-            .create(&PostParams::default(), &sample)
-            .await
-            .expect("the sample is accepted");
+        let created = controller.create_sample("tenancy_v1_tenant.yaml").await;
         let uid = created.uid().unwrap();
-        eventually("the Tenant is Ready", || async {
-            let tenant = tenants.get("acme").await.unwrap();
-            tenant
-                .status
-                .is_some_and(|s| rop::conditions::is_true(&s.conditions, "Ready"))
-        })
-        .await;
+        let tenant = controller
+            .wait_for(&created, |t| {
+                t.status
+                    .as_ref()
+                    .is_some_and(|s| rop::conditions::is_true(&s.conditions, "Ready"))
+            })
+            .await;
         for namespace in &sample.spec.namespaces {
             assert_eq!(
                 owned::<ResourceQuota>(&client, namespace, &uid).await,
@@ -74,6 +67,15 @@ fn a_tenant_provisions_its_namespaces_and_cleans_up() {
                 "admin binding in {namespace}"
             );
         }
+
+        // Converged: another pass leaves the Tenant (and its status) as it is.
+        let touched = controller.touch(&tenant).await;
+        let after = controller.api().get("acme").await.unwrap();
+        assert_eq!(
+            after.resource_version(),
+            touched.resource_version(),
+            "a pass over the converged Tenant wrote it"
+        );
 
         // Drift is repaired: a deleted binding comes back, a raised quota is lowered again.
         let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), "acme-dev");
@@ -103,6 +105,7 @@ fn a_tenant_provisions_its_namespaces_and_cleans_up() {
         .await;
 
         // A namespace the tenant gives up is cleared.
+        let tenants = controller.api();
         let give_up = serde_json::json!({ "spec": { "namespaces": ["acme-prod"] } });
         tenants
             .patch("acme", &PatchParams::default(), &Patch::Merge(&give_up))
@@ -115,15 +118,52 @@ fn a_tenant_provisions_its_namespaces_and_cleans_up() {
         .await;
         assert_eq!(owned::<ResourceQuota>(&client, "acme-prod", &uid).await, 1);
 
-        // No garbage collector runs here: what goes, the cleanup removed.
+        // The cleanup waits: the quota in acme-prod is held by someone else's finalizer, so it
+        // stays after the cleanup deleted it, and the Tenant stays with it.
+        let quotas: Api<ResourceQuota> = Api::namespaced(client.clone(), "acme-prod");
+        let hold = serde_json::json!({ "metadata": { "finalizers": [HOLD] } });
+        quotas
+            .patch(
+                "tenant-quota",
+                &PatchParams::default(),
+                &Patch::Merge(&hold),
+            )
+            .await
+            .unwrap();
         tenants
             .delete("acme", &DeleteParams::default())
             .await
             .unwrap();
-        eventually("the Tenant is gone", || async {
-            tenants.get_opt("acme").await.unwrap().is_none()
+        eventually("the cleanup deletes the quota", || async {
+            let quota = quotas.get("tenant-quota").await.unwrap();
+            quota.meta().deletion_timestamp.is_some()
         })
         .await;
+        eventually("the cleanup deletes the binding", || async {
+            owned::<RoleBinding>(&client, "acme-prod", &uid).await == 0
+        })
+        .await;
+        // The cleanup looks again every second; the Tenant is still there three looks later.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let leaving = tenants.get("acme").await.expect("the Tenant stays");
+        assert!(leaving.meta().deletion_timestamp.is_some());
+        assert!(
+            !leaving.finalizers().is_empty(),
+            "the cleanup's finalizer holds it"
+        );
+
+        // Once the quota is gone, so is the Tenant.
+        let release = serde_json::json!({ "metadata": { "finalizers": null } });
+        quotas
+            .patch(
+                "tenant-quota",
+                &PatchParams::default(),
+                &Patch::Merge(&release),
+            )
+            .await
+            .unwrap();
+        wait_until_gone(&tenants, "acme").await;
+        // No garbage collector runs here: what went, the cleanup removed.
         for namespace in &sample.spec.namespaces {
             assert_eq!(
                 owned::<ResourceQuota>(&client, namespace, &uid).await,
@@ -136,8 +176,7 @@ fn a_tenant_provisions_its_namespaces_and_cleans_up() {
                 "binding left in {namespace}"
             );
         }
-        stop.send(()).unwrap();
-        running.await.unwrap().expect("the manager stops cleanly");
+        controller.stop().await;
     });
 }
 

@@ -1,4 +1,5 @@
 //! The `Tenant` kind, version `v1` of `tenancy.example.com`: a team's share of the cluster.
+//! The storage version and the hub: `v1alpha1` converts to and from it.
 
 use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -25,6 +26,9 @@ use serde::{Deserialize, Serialize};
 #[rop(owns(rop::k8s_openapi::api::rbac::v1::RoleBinding))]
 // Binding a role needs the permissions it grants, or `bind` on that role.
 #[rop(rbac(groups = ["rbac.authorization.k8s.io"], resources = ["clusterroles"], resource_names = ["admin"], verbs = ["bind"]))]
+// The validating webhook (src/webhook/tenant_v1.rs) lists the Tenants to refuse a namespace
+// another Tenant has: the controller's rules on its own kind already allow that list.
+#[rop(webhook(validating))]
 #[serde(rename_all = "camelCase")]
 pub struct TenantSpec {
     /// The namespaces of the tenant (created by the platform team; the tenant gets a quota and
