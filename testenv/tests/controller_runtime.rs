@@ -115,10 +115,19 @@ impl Reconciler for Gadgets {
         Some(self.release(gadget))
     }
 
-    /// A Secret reconciles the gadgets whose value names it.
+    /// A gadget is indexed by the Secret its value names.
+    fn index_keys(gadget: &Gadget) -> Vec<String> {
+        vec![gadget.spec.value.clone()]
+    }
+
+    /// A Secret reconciles the gadgets whose value names it (found in the index), and the one
+    /// its label `runtime.rop.dev/gadget` names.
     fn map_watched(&self, watched: &Watched, cache: &Cache<Gadget>) -> Vec<ObjectRef<Gadget>> {
         assert!(watched.is::<Secret>());
-        cache.find(|gadget| gadget.spec.value == watched.name())
+        let mut mapped = cache.indexed(watched.namespace().as_deref(), &watched.name());
+        assert_eq!(mapped, cache.find(|gadget| gadget.spec.value == watched.name()), "the index is the scan");
+        mapped.extend(watched.labelled("runtime.rop.dev/gadget"));
+        mapped
     }
 }
 
@@ -341,6 +350,27 @@ fn a_watched_object_reconciles_the_objects_that_name_it() {
         wait_until("a pass of reader", || reconciler.0.passes.load(Ordering::SeqCst) > passes).await;
         tokio::time::sleep(Duration::from_millis(500)).await;
         assert_eq!(reconciler.0.passes.load(Ordering::SeqCst), passes + 1, "only reader is reconciled");
+
+        // A Secret labelled with a gadget's name reconciles that gadget.
+        let passes = reconciler.0.passes.load(Ordering::SeqCst);
+        let labels = [("runtime.rop.dev/gadget".to_string(), "bystander".to_string())].into();
+        let metadata = ObjectMeta { name: Some("labelled".into()), labels: Some(labels), ..ObjectMeta::default() };
+        secrets.create(&PostParams::default(), &Secret { metadata, ..Secret::default() }).await.unwrap();
+        wait_until("a pass of bystander", || reconciler.0.passes.load(Ordering::SeqCst) > passes).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(reconciler.0.passes.load(Ordering::SeqCst), passes + 1, "only bystander is reconciled");
+
+        // The index follows the gadgets: once reader names another Secret, a change to the one
+        // it named reconciles nothing.
+        let elsewhere = serde_json::json!({ "spec": { "value": "elsewhere" } });
+        gadgets.patch("reader", &PatchParams::default(), &Patch::Merge(&elsewhere)).await.unwrap();
+        wait_for(&gadgets, "reader", |g| g.status.as_ref().unwrap().observed_generation == g.metadata.generation).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let passes = reconciler.0.passes.load(Ordering::SeqCst);
+        let touched = serde_json::json!({ "metadata": { "annotations": { "touched": "yes" } } });
+        secrets.patch("reader-value", &PatchParams::default(), &Patch::Merge(&touched)).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        assert_eq!(reconciler.0.passes.load(Ordering::SeqCst), passes, "no gadget names it");
     });
 }
 

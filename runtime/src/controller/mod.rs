@@ -54,6 +54,7 @@ mod cleanup;
 mod context;
 mod error;
 mod finalizer;
+mod index;
 pub mod metrics;
 mod owned;
 mod run;
@@ -143,10 +144,23 @@ pub trait Reconciler: Send + Sync + 'static {
     /// The default is the object named in `watched`'s controller owner reference
     /// ([`Watched::controller_owner`]), as for kinds in `owns(...)`. Override it when objects
     /// refer to what they watch by name or label (a Secret, a ConfigMap, a Namespace):
-    /// [`Cache::find`] scans the objects, [`Watched::same_name`] names the one of the same name.
+    /// [`Cache::indexed`] looks them up by a key of [`Reconciler::index_keys`],
+    /// [`Cache::find`] scans them, [`Watched::same_name`] names the one of the same name, and
+    /// [`Watched::labelled`] the one a label of the watched object names.
     fn map_watched(&self, watched: &Watched, cache: &Cache<Self::Kind>) -> Vec<ObjectRef<ObjectOf<Self::Kind>>> {
         let _ = cache;
         watched.controller_owner()
+    }
+
+    /// The keys under which the controller's cache indexes `object`, for
+    /// [`Cache::indexed`] to find it by in [`Reconciler::map_watched`]: say the
+    /// `<namespace>/<name>` of each Secret the object refers to, so a changed Secret is mapped
+    /// to its objects without scanning them all (controller-runtime's `IndexField`). The
+    /// default is none. Give one kind of key a prefix of its own (`secret:`, `config:`) when
+    /// the objects refer to several kinds.
+    fn index_keys(object: &ObjectOf<Self::Kind>) -> Vec<String> {
+        let _ = object;
+        Vec::new()
     }
 
     /// The `reason` label of `controller_runtime_reconcile_errors_total` for `error`: a short,

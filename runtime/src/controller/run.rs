@@ -6,7 +6,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use kube::api::ApiResource;
 use kube::runtime::controller::{self, Action};
 use kube::runtime::reflector::{self, ObjectRef, reflector};
@@ -16,6 +16,7 @@ use tracing::{Instrument, debug, info, warn};
 
 use super::backoff::Backoff;
 use super::error::{Error, error_chain, error_reason};
+use super::index::Index;
 use super::metrics::Metrics;
 use super::owned::Owned;
 use super::scope::{self, ObjectOf};
@@ -62,8 +63,12 @@ pub async fn run<R: Reconciler>(
     // Managed fields are left out of the cache: they are often half of an object's size.
     let watch =
         watcher(objects, watcher::Config::default().any_semantic()).modify(|o| o.meta_mut().managed_fields = None);
-    let changes =
-        reflector(writer, watch).applied_objects().predicate_filter(changed::<Object<R>>, PredicateConfig::default());
+    let index = Arc::new(Index::new(R::index_keys));
+    let indexing = index.clone();
+    let changes = reflector(writer, watch)
+        .inspect_ok(move |event| indexing.follow(event))
+        .applied_objects()
+        .predicate_filter(changed::<Object<R>>, PredicateConfig::default());
     let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
     let mut controller = controller::Controller::for_stream(changes, reader.clone()).with_config(config);
 
@@ -97,7 +102,7 @@ pub async fn run<R: Reconciler>(
         finalizer: definition.finalizer,
     });
     for (related, changes, resource) in watched {
-        let (shared, cache) = (shared.clone(), Cache::<R::Kind>::new(reader.clone()));
+        let (shared, cache) = (shared.clone(), Cache::<R::Kind>::new(reader.clone(), index.clone()));
         let map = move |object| shared.reconciler.map_watched(&Watched::new(related, object), &cache);
         controller = controller.watches_stream_with(changes, map, resource);
     }

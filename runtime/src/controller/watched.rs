@@ -5,6 +5,9 @@ use kube::core::ObjectMeta;
 use kube::runtime::reflector::{ObjectRef, Store};
 use kube::{Resource, ResourceExt};
 
+use std::sync::Arc;
+
+use super::index::Index;
 use super::scope::{Kind, KindScope, ObjectOf};
 use crate::RelatedKind;
 
@@ -71,6 +74,19 @@ impl Watched {
     }
 }
 
+impl Watched {
+    /// The object of kind `O` named by the watched object's label `key` (a Secret labelled
+    /// `example.com/tenant: acme` belongs to the Tenant `acme`), in the watched object's
+    /// namespace for a namespaced `O`; none without the label.
+    pub fn labelled<O>(&self, key: &str) -> Vec<ObjectRef<O>>
+    where
+        O: Resource<DynamicType = (), Scope: KindScope>,
+    {
+        let name = self.object.metadata.labels.as_ref().and_then(|labels| labels.get(key));
+        name.map(|name| in_scope(ObjectRef::new(name), self.namespace())).into_iter().collect()
+    }
+}
+
 /// `reference` in `namespace` when `O` is namespaced.
 fn in_scope<O>(reference: ObjectRef<O>, namespace: Option<String>) -> ObjectRef<O>
 where
@@ -86,11 +102,25 @@ where
 /// to look up the objects that refer to a watched one. Reads take no API request.
 pub struct Cache<K: Kind> {
     store: Store<ObjectOf<K>>,
+    index: Arc<Index<ObjectOf<K>>>,
 }
 
 impl<K: Kind> Cache<K> {
-    pub(crate) fn new(store: Store<ObjectOf<K>>) -> Self {
-        Self { store }
+    pub(crate) fn new(store: Store<ObjectOf<K>>, index: Arc<Index<ObjectOf<K>>>) -> Self {
+        Self { store, index }
+    }
+
+    /// The objects in `namespace` (in every namespace: `None`) that
+    /// [`super::Reconciler::index_keys`] gives the key `key`: a lookup, where [`Cache::find`]
+    /// scans (controller-runtime's `MatchingFields` on a field index).
+    ///
+    /// ```ignore
+    /// // index_keys: the Secret each Tenant names, as `<namespace>/<name>`.
+    /// let key = format!("{}/{}", watched.namespace().unwrap_or_default(), watched.name());
+    /// cache.indexed(None, &key)
+    /// ```
+    pub fn indexed(&self, namespace: Option<&str>, key: &str) -> Vec<ObjectRef<ObjectOf<K>>> {
+        self.index.lookup(namespace, key)
     }
 
     /// Every object for which `refers` is true (a linear scan of the cache).
