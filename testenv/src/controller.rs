@@ -7,6 +7,7 @@
 //! settled, and a stop that fails the test when the manager failed.
 
 use std::collections::HashMap;
+use std::fmt::Debug;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -14,12 +15,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource, ResourceExt};
 use rop::controller::{
     Action, Cache, Cleanup, Context, Kind, KindScope, ObjectOf, ObjectRef, Reconciler, Watched, error_chain,
 };
 use rop::manager::{Manager, Options};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -97,6 +101,10 @@ impl<R: Reconciler> Reconciler for Counted<R> {
         self.inner.map_watched(watched, cache)
     }
 
+    fn index_keys(object: &ObjectOf<R::Kind>) -> Vec<String> {
+        R::index_keys(object)
+    }
+
     fn error_reason(error: &R::Error) -> &'static str {
         R::error_reason(error)
     }
@@ -115,6 +123,8 @@ fn key<K: Resource>(object: &K) -> (String, String) {
 /// stops it and checks it stopped cleanly.
 pub struct ControllerTest<K: Kind> {
     client: Client,
+    /// `METHOD path` of each request of the manager's that wrote.
+    writes: Arc<Mutex<Vec<String>>>,
     project: PathBuf,
     passes: Arc<Passes>,
     stop: Option<oneshot::Sender<()>>,
@@ -146,8 +156,9 @@ impl TestEnv {
         if let Err(err) = install_manager_rbac(&client, &project.join("config/rbac/role.yaml")).await {
             panic!("the manager's RBAC installs (run `make manifests` first): {err}");
         }
+        let writes = Arc::new(Mutex::new(Vec::new()));
         let as_manager = self
-            .client_as_service_account(MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT)
+            .client_as_service_account_noting_writes(MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, writes.clone())
             .unwrap_or_else(|err| panic!("a client as the manager's ServiceAccount: {err}"));
         let namespaced = <<ObjectOf<R::Kind> as Resource>::Scope as KindScope>::NAMESPACED;
         let options = Options { watch_namespace: namespaced.then(|| TEST_NAMESPACE.into()), ..Options::for_tests() };
@@ -158,8 +169,36 @@ impl TestEnv {
         let running = tokio::spawn(manager.run_until(async {
             let _ = stopped.await;
         }));
-        ControllerTest { client, project, passes, stop: Some(stop), running: Some(running), kind: PhantomData }
+        let (stop, running) = (Some(stop), Some(running));
+        ControllerTest { client, writes, project, passes, stop, running, kind: PhantomData }
     }
+}
+
+/// Tests `reconciler`'s controller as the project in folder `project` deploys it: starts a test
+/// API server (or skips, see [`TestEnv::start_or_skip`]), the controller
+/// ([`TestEnv::start_controller`]) and the sample `config/samples/<sample>`, and runs `checks`
+/// on the controller and the sample as created. Then checks what every controller owes: a pass
+/// over the converged object writes nothing ([`ControllerTest::assert_idempotent`]), deleting
+/// it lets it go ([`ControllerTest::delete`]), and the manager stops without an error. A
+/// project's `tests/<kind>_controller.rs` is one call of it, with the kind's own checks.
+///
+/// # Panics
+/// When a check fails, or the test API server cannot start (with `ROP_TESTENV_REQUIRE=1`, or
+/// binaries that are there but broken).
+pub fn check_controller<R, F>(project: impl AsRef<Path>, reconciler: R, sample: &str, checks: F)
+where
+    R: Reconciler,
+    F: AsyncFnOnce(&ControllerTest<R::Kind>, &ObjectOf<R::Kind>),
+{
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    env.block_on(async {
+        let controller = env.start_controller(project, reconciler).await;
+        let object = controller.create_sample(sample).await;
+        checks(&controller, &object).await;
+        controller.assert_idempotent(&object).await;
+        controller.delete(&object).await;
+        controller.stop().await;
+    });
 }
 
 impl<K: Kind> ControllerTest<K> {
@@ -223,7 +262,13 @@ impl<K: Kind> ControllerTest<K> {
             if self.passes.running.load(Ordering::SeqCst) == 0 && quiet {
                 return;
             }
-            assert!(Instant::now() < deadline, "the manager did not settle within {WAIT:?}");
+            if Instant::now() >= deadline {
+                let writes = self.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let last = writes[writes.len().saturating_sub(5)..].join("\n");
+                panic!(
+                    "the manager did not settle within {WAIT:?} (a pass that writes what it watches starts the next one); its last writes:\n{last}"
+                );
+            }
             tokio::time::sleep(POLL).await;
         }
     }
@@ -242,6 +287,79 @@ impl<K: Kind> ControllerTest<K> {
         crate::wait_until("a pass over the touched object", || self.passes(object) > before).await;
         self.settled().await;
         touched
+    }
+
+    /// Merges `spec` into the spec of `object` (a JSON merge patch, as `kubectl patch --type
+    /// merge` sends), as its admin; returns the object as the API server stored it, or the
+    /// API server's refusal.
+    pub async fn patch_spec(&self, object: &ObjectOf<K>, spec: Value) -> Result<ObjectOf<K>, kube::Error> {
+        let patch = Patch::Merge(serde_json::json!({ "spec": spec }));
+        self.api().patch(&object.name_any(), &PatchParams::default(), &patch).await
+    }
+
+    /// Waits until `owner` has a controlled object of kind `O` (an owner reference to it with
+    /// `controller: true`) where the test's objects are; returns it.
+    ///
+    /// # Panics
+    /// When none appears within [`WAIT`], or `owner` controls more than one.
+    pub async fn owned<O>(&self, owner: &ObjectOf<K>) -> O
+    where
+        O: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + DeserializeOwned,
+    {
+        let uid = owner.uid();
+        let controlled =
+            |o: &O| o.owner_references().iter().any(|r| Some(&r.uid) == uid.as_ref() && r.controller == Some(true));
+        let what = format!("a {} controlled by {}", O::kind(&()), owner.name_any());
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let listed = self.api_of::<O>().list(&ListParams::default()).await;
+            let mut owned: Vec<O> = listed.unwrap_or_else(|err| panic!("cannot list {what}: {err}")).items;
+            owned.retain(controlled);
+            match owned.len() {
+                0 => assert!(Instant::now() < deadline, "no {what} within {WAIT:?}"),
+                1 => return owned.remove(0),
+                n => panic!("{n} objects are {what}: use `api_of` and pick one"),
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Checks that the controller heals `owned`, an object it applies: deleted, it comes back
+    /// with the same spec; changed by the merge patch `change` (say `{"spec": {"replicas":
+    /// 7}}`), its spec is put back.
+    ///
+    /// # Panics
+    /// When either does not happen within [`WAIT`], or the API server refuses the deletion or
+    /// the change.
+    pub async fn heals<O>(&self, owned: &O, change: Value)
+    where
+        O: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        let (api, name, uid) = (self.api_of::<O>(), owned.name_any(), owned.uid());
+        let spec = |o: &O| serde_json::to_value(o).ok().and_then(|mut json| json.get_mut("spec").map(Value::take));
+        let as_applied = spec(owned);
+        if let Err(err) = api.delete(&name, &DeleteParams::default()).await {
+            panic!("cannot delete {name}: {err}");
+        }
+        crate::wait_for(&api, &name, |o| o.uid() != uid && spec(o) == as_applied).await;
+        if let Err(err) = api.patch(&name, &PatchParams::default(), &Patch::Merge(&change)).await {
+            panic!("cannot change {name}: {err}");
+        }
+        crate::wait_for(&api, &name, |o| spec(o) == as_applied).await;
+    }
+
+    /// Checks that the controller is idempotent: starts a pass over `object` (see
+    /// [`ControllerTest::touch`]) and fails when the manager wrote anything meanwhile, the
+    /// object, its status, an object it owns or an Event, naming each write.
+    ///
+    /// # Panics
+    /// When the manager wrote, or the pass did not run within [`WAIT`].
+    pub async fn assert_idempotent(&self, object: &ObjectOf<K>) {
+        self.settled().await;
+        let before = self.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len();
+        self.touch(object).await;
+        let writes = self.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[before..].to_vec();
+        assert!(writes.is_empty(), "a pass over the converged {} wrote:\n{}", object.name_any(), writes.join("\n"));
     }
 
     /// Deletes `object` and waits until it is gone (its finalizers, if any, let it go).

@@ -258,6 +258,31 @@ impl TestEnv {
     /// # Errors
     /// The kubeconfig cannot be read or the client built.
     pub fn client_as_service_account(&self, namespace: &str, name: &str) -> Result<kube::Client, Error> {
+        let config = self.config_as_service_account(namespace, name)?;
+        Ok(kube::Client::try_from(config)?)
+    }
+
+    /// As [`TestEnv::client_as_service_account`], noting `METHOD path` of every request that
+    /// writes (any method but `GET`) in `writes`.
+    pub(crate) fn client_as_service_account_noting_writes(
+        &self,
+        namespace: &str,
+        name: &str,
+        writes: Arc<Mutex<Vec<String>>>,
+    ) -> Result<kube::Client, Error> {
+        let config = self.config_as_service_account(namespace, name)?;
+        let note = tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
+            if request.method() != http::Method::GET {
+                let write = format!("{} {}", request.method(), request.uri());
+                writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(write);
+            }
+            request
+        });
+        Ok(kube::client::ClientBuilder::try_from(config)?.with_layer(&note).build())
+    }
+
+    /// The client configuration of [`TestEnv::client_as_service_account`].
+    fn config_as_service_account(&self, namespace: &str, name: &str) -> Result<kube::Config, Error> {
         let path = self.kubeconfig.clone();
         let user = format!("system:serviceaccount:{namespace}:{name}");
         let groups = vec![
@@ -273,7 +298,7 @@ impl TestEnv {
             .await?;
             config.auth_info.impersonate = Some(user);
             config.auth_info.impersonate_groups = Some(groups);
-            Ok(kube::Client::try_from(config)?)
+            Ok(config)
         })
     }
 

@@ -52,15 +52,17 @@ mod manifests;
 mod pki;
 mod process;
 mod rbac;
+mod status;
 mod wait;
 mod webhooks;
 
 pub use binaries::{Binaries, ETCD, KUBE_APISERVER, KUBERNETES_VERSION};
-pub use controller::{ControllerTest, TEST_NAMESPACE};
+pub use controller::{ControllerTest, TEST_NAMESPACE, check_controller};
 pub use env::{Options, TestEnv};
 pub use error::Error;
 pub use kubelet::Kubelet;
 pub use manifests::{ManifestError, install_crd, install_crds, object_from_file};
 pub use rbac::{MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, install_manager_rbac};
+pub use status::{caught_up, condition, find_condition};
 pub use wait::{WAIT, wait_for, wait_until, wait_until_gone};
 pub use webhooks::Webhooks;

@@ -34,6 +34,9 @@ pub struct WidgetStatus {
     /// `Available` once the ConfigMap holds the value.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// The generation the status was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
 }
 
 struct Widgets;
@@ -51,7 +54,30 @@ impl Reconciler for Widgets {
         ctx.apply(&widget, config_map).await?;
         let mut status = widget.status.clone().unwrap_or_default();
         conditions::setter(&mut status.conditions, widget.metadata.generation).set("Available", true, "Published", "");
+        status.observed_generation = widget.metadata.generation;
         ctx.update_status(&widget, status).await?;
+        Ok(Action::await_change())
+    }
+}
+
+/// Widgets whose ConfigMap also says when it was last written: every pass writes it.
+struct Restless;
+
+impl Reconciler for Restless {
+    type Kind = Widget;
+    type Error = kube::Error;
+
+    async fn reconcile(&self, widget: Arc<Widget>, ctx: &Context<Widget>) -> Result<Action, kube::Error> {
+        let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        // Not owned, so not watched: the write does not start another pass.
+        let config_map = serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": { "name": format!("{}-last", widget.name_any()) },
+            "data": { "at": at.to_string() },
+        });
+        let api: Api<ConfigMap> = Api::namespaced(ctx.client().clone(), TEST_NAMESPACE);
+        let params = kube::api::PatchParams::apply("restless").force();
+        api.patch(&format!("{}-last", widget.name_any()), &params, &kube::api::Patch::Apply(config_map)).await?;
         Ok(Action::await_change())
     }
 }
@@ -98,6 +124,49 @@ fn a_project_s_controller_runs_as_it_deploys_and_counts_its_passes() {
 
         controller.delete(&touched).await;
         controller.stop().await;
+    });
+}
+
+#[test]
+fn owned_objects_are_found_healed_and_left_alone_once_converged() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let project = project();
+    env.block_on(async {
+        let controller = env.start_controller(project.path(), Widgets).await;
+        let widget = controller.create_sample("harness_v1_widget.yaml").await;
+        let reconciled = controller.wait_for(&widget, rop_testenv::condition("Available")).await;
+        assert!(rop_testenv::caught_up(&reconciled));
+        let config_map: ConfigMap = controller.owned(&reconciled).await;
+        assert_eq!(config_map.data.as_ref().unwrap()["value"], "one");
+
+        controller.heals(&config_map, serde_json::json!({ "data": { "value": "two" } })).await;
+        let changed = controller.patch_spec(&widget, serde_json::json!({ "value": "three" })).await.unwrap();
+        let converged = controller.wait_for(&changed, rop_testenv::caught_up).await;
+        let config_map: ConfigMap = controller.owned(&converged).await;
+        assert_eq!(config_map.data.unwrap()["value"], "three");
+        controller.assert_idempotent(&converged).await;
+
+        let refused = controller.patch_spec(&widget, serde_json::json!({ "value": 3 })).await.unwrap_err();
+        assert!(refused.to_string().contains("spec.value: Invalid value: \"integer\""), "{refused}");
+        controller.delete(&widget).await;
+        controller.stop().await;
+    });
+}
+
+#[test]
+fn a_controller_that_writes_on_every_pass_is_not_idempotent() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let project = project();
+    env.block_on(async {
+        let controller = env.start_controller(project.path(), Restless).await;
+        let widget = controller.create_sample("harness_v1_widget.yaml").await;
+        let config_maps = controller.api_of::<ConfigMap>();
+        rop_testenv::wait_for(&config_maps, "sample-last", |_| true).await;
+        let checked = tokio::spawn(async move { controller.assert_idempotent(&widget).await }).await;
+        let panic = checked.expect_err("the check fails").into_panic();
+        let message = panic.downcast_ref::<String>().expect("a formatted message");
+        let write = "PATCH /api/v1/namespaces/default/configmaps/sample-last?&force=true&fieldManager=restless";
+        assert!(message.starts_with(&format!("a pass over the converged sample wrote:\n{write}")), "{message}");
     });
 }
 

@@ -195,8 +195,8 @@ impl TemplateContext {
         self
     }
 
-    /// The context of kind version `k`'s webhooks (a webhook object is namespaced unless the
-    /// built-in kind is not; the version is the hub); with `spoke`, that spoke's files.
+    /// The context of kind version `k`'s webhooks (a webhook object is namespaced as its kind
+    /// is; the version is the hub); with `spoke`, that spoke's files.
     pub fn webhook(
         project: &Project,
         k: &KindNames,
@@ -204,7 +204,8 @@ impl TemplateContext {
         header: &str,
         spoke: Option<&str>,
     ) -> TemplateContext {
-        let namespaced = builtin.is_none_or(Builtin::namespaced);
+        let custom = || project.find(&k.group, &k.version, &k.kind).and_then(|r| r.api.as_ref());
+        let namespaced = builtin.map_or_else(|| custom().is_none_or(|api| api.namespaced), Builtin::namespaced);
         let mut context = TemplateContext::kind(project, k, builtin, namespaced, true, header);
         if let Some(kind) = &mut context.kind {
             kind.target.get_or_insert_with(|| k.kind.clone());

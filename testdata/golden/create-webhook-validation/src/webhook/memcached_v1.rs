@@ -69,7 +69,8 @@ mod tests {
         crate::webhook::server().expect("the webhooks register")
     }
 
-    /// The server answers with the validator's verdict on create, update and delete.
+    /// The server answers with the validator's verdict on create, update and delete. It has no
+    /// cluster here: a check that reads others through `client()` belongs in tests/webhooks.rs.
     #[tokio::test]
     async fn validation_answers_with_the_verdict() {
         let object = object();

@@ -1,0 +1,73 @@
+//! Reading an object's status in a test without naming its kind: the conditions and
+//! `observedGeneration` every kind that follows the API conventions reports, read from the
+//! object's JSON. Use them as the `done` of a wait: `controller.wait_for(&object,
+//! condition("Available"))`.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The condition `type_` of `object` (`status.conditions[]` with that `type`), if it reports it.
+pub fn find_condition<T: Serialize>(object: &T, type_: &str) -> Option<Condition> {
+    let conditions = status(object)?.get("conditions")?.as_array()?.clone();
+    let condition = conditions.into_iter().find(|c| c.get("type").and_then(Value::as_str) == Some(type_))?;
+    serde_json::from_value(condition).ok()
+}
+
+/// Whether an object reports the condition `type_` with status `"True"`: a `done` for waits.
+pub fn condition<T: Serialize>(type_: &str) -> impl Fn(&T) -> bool + use<T> {
+    let type_ = type_.to_string();
+    move |object| find_condition(object, &type_).is_some_and(|c| c.status == "True")
+}
+
+/// Whether `object`'s status was computed from its current spec: `status.observedGeneration`
+/// equals `metadata.generation`. A `done` for waits after a change of the spec.
+pub fn caught_up<T: Serialize>(object: &T) -> bool {
+    let Ok(json) = serde_json::to_value(object) else { return false };
+    let generation = json.pointer("/metadata/generation");
+    generation.is_some() && json.pointer("/status/observedGeneration") == generation
+}
+
+fn status<T: Serialize>(object: &T) -> Option<Value> {
+    serde_json::to_value(object).ok()?.get_mut("status").map(Value::take)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn object(generation: i64, observed: i64) -> Value {
+        json!({
+            "metadata": { "name": "a", "generation": generation },
+            "status": {
+                "observedGeneration": observed,
+                "conditions": [
+                    { "type": "Available", "status": "True", "reason": "Ready", "message": "up",
+                      "lastTransitionTime": "2026-01-01T00:00:00Z" },
+                    { "type": "Degraded", "status": "False", "reason": "Fine", "message": "",
+                      "lastTransitionTime": "2026-01-01T00:00:00Z" },
+                ],
+            },
+        })
+    }
+
+    #[test]
+    fn conditions_are_found_by_type_and_true_only_when_true() {
+        let object = object(2, 2);
+        assert_eq!(find_condition(&object, "Available").map(|c| c.message), Some("up".to_string()));
+        assert!(find_condition(&object, "Progressing").is_none());
+        assert!(condition("Available")(&object));
+        assert!(!condition("Degraded")(&object));
+        assert!(!condition("Progressing")(&object));
+        assert!(!condition("Available")(&json!({ "metadata": { "name": "a" } })));
+    }
+
+    #[test]
+    fn caught_up_compares_the_generations() {
+        assert!(caught_up(&object(2, 2)));
+        assert!(!caught_up(&object(3, 2)));
+        assert!(!caught_up(&json!({ "metadata": { "name": "a", "generation": 1 } })));
+    }
+}
