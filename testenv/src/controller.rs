@@ -67,6 +67,8 @@ impl Drop for InFlight<'_> {
 }
 
 /// The reconciler under test, counting its passes: everything else is the reconciler's own.
+/// Every method and constant of `Reconciler` is forwarded: one left out would silently take
+/// its default under test (no index, no cleanup), so a new one must be added here too.
 struct Counted<R> {
     inner: R,
     passes: Arc<Passes>,
