@@ -586,7 +586,7 @@ fn cases() -> Vec<Case> {
             args: webhook(&["--defaulting"]),
             setup: Edited(with_defaulting),
             code: 1,
-            message: "cache/v1alpha1 Memcached already has a defaulting webhook: pass --force with --defaulting to scaffold that one again (its edits are lost; other webhook types keep theirs)",
+            message: "cache/v1alpha1 Memcached already has a defaulting webhook: pass --force with --defaulting to scaffold that one again (remove its type first if you edited it; other webhook types keep theirs)",
         },
         Case {
             args: webhook(&["--spoke", "v1"]),

@@ -147,6 +147,17 @@ fn a_new_spoke_joins_the_conversion_and_force_keeps_the_other_types_code() {
     let module_text = std::fs::read_to_string(&module).unwrap();
     assert!(module_text.contains("object.spec.size.get_or_insert(1);"), "{module_text}");
     assert!(module_text.contains("pub struct MemcachedValidator;"), "{module_text}");
+
+    // --force for the edited type itself is refused: a second defaulter would not compile, and
+    // replacing this one would lose the user's code.
+    let args = ["create", "webhook", "--group", "cache", "--version", "v1", "--kind", "Memcached"];
+    let out = common::rop(&dir, &[&args[..], &["--defaulting", "--force"]].concat());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: src/webhook/memcached_v1.rs has `pub struct MemcachedDefaulter;` with code of yours: rop does not scaffold it again over your edits; remove that type and its `impl` (or rename them), then run the command again\n"
+    );
+    assert_eq!(std::fs::read_to_string(&module).unwrap(), module_text, "nothing written");
 }
 
 /// The client certificate check's patch, commented out in config/default, builds once switched

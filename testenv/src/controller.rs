@@ -359,9 +359,23 @@ impl<K: Kind> ControllerTest<K> {
     pub async fn assert_idempotent(&self, object: &ObjectOf<K>) {
         self.settled().await;
         let before = self.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len();
-        self.touch(object).await;
+        let touched = self.touch(object).await;
         let writes = self.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[before..].to_vec();
-        assert!(writes.is_empty(), "a pass over the converged {} wrote:\n{}", object.name_any(), writes.join("\n"));
+        if writes.is_empty() {
+            return;
+        }
+        // What changed in the object itself (its spec or status), if the writes touched it.
+        let fields = |o: &ObjectOf<K>| {
+            let mut json = serde_json::to_value(o).unwrap_or_default();
+            if let Some(fields) = json.as_object_mut() {
+                fields.retain(|key, _| key == "spec" || key == "status");
+            }
+            json
+        };
+        let now = self.api().get(&object.name_any()).await;
+        let changed = now.map(|now| crate::diff(&fields(&touched), &fields(&now))).unwrap_or_default();
+        let changed = if changed.is_empty() { String::new() } else { format!("\nand changed {changed:?}") };
+        panic!("a pass over the converged {} wrote:\n{}{changed}", object.name_any(), writes.join("\n"));
     }
 
     /// Deletes `object` and waits until it is gone (its finalizers, if any, let it go).

@@ -274,6 +274,7 @@ impl TestEnv {
         let note = tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
             if request.method() != http::Method::GET {
                 let write = format!("{} {}", request.method(), request.uri());
+                let write = write.trim_end_matches('?').to_string();
                 writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(write);
             }
             request

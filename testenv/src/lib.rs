@@ -45,6 +45,7 @@
 mod audit;
 mod binaries;
 mod controller;
+mod diff;
 mod env;
 mod error;
 mod kubelet;
@@ -58,6 +59,7 @@ mod webhooks;
 
 pub use binaries::{Binaries, ETCD, KUBE_APISERVER, KUBERNETES_VERSION};
 pub use controller::{ControllerTest, TEST_NAMESPACE, check_controller};
+pub use diff::{diff, lost};
 pub use env::{Options, TestEnv};
 pub use error::Error;
 pub use kubelet::Kubelet;

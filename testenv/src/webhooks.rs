@@ -96,6 +96,8 @@ impl TestEnv {
             }
         }
 
+        let mut served = server.paths();
+        served.retain(|path| path != CONVERSION_PATH);
         let (stop, stopped) = oneshot::channel::<()>();
         let metrics = Metrics::default();
         let server = server.with_client(as_manager).with_metrics(metrics.clone());
@@ -107,7 +109,15 @@ impl TestEnv {
                 })
                 .await
         });
-        register(&client, &project.join(rop::manifests::WEBHOOK_MANIFESTS), &url, &ca_bundle).await;
+        let manifests = project.join(rop::manifests::WEBHOOK_MANIFESTS);
+        let mut registered = register(&client, &manifests, &url, &ca_bundle).await;
+        registered.sort();
+        if registered != served {
+            panic!(
+                "{} registers the webhook paths {registered:?}, and the webhook server serves {served:?}: run `make manifests` after changing a `#[rop(webhook(...))]` attribute",
+                manifests.display()
+            );
+        }
         tokio::time::sleep(REGISTERED_WITHIN).await;
         let (stop, serving) = (Some(stop), Some(serving));
         Webhooks { url, client, metrics, stop, serving, _certificates: certificates }
@@ -189,13 +199,15 @@ fn certificates() -> (tempfile::TempDir, String) {
 }
 
 /// Creates the webhook configurations of `manifests` (absent: none), each webhook's service
-/// replaced by `url` and the path the service had, trusting `ca_bundle`.
-async fn register(client: &kube::Client, manifests: &PathBuf, url: &str, ca_bundle: &ByteString) {
-    let Ok(text) = std::fs::read_to_string(manifests) else { return };
+/// replaced by `url` and the path the service had, trusting `ca_bundle`; returns the paths.
+async fn register(client: &kube::Client, manifests: &PathBuf, url: &str, ca_bundle: &ByteString) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(manifests) else { return Vec::new() };
+    let paths = std::cell::RefCell::new(Vec::new());
     let point = |config: &mut AdmissionClientConfig| {
         let path = config.service.take().and_then(|service| service.path).unwrap_or_default();
         config.url = Some(format!("{url}{path}"));
         config.ca_bundle = Some(ca_bundle.clone());
+        paths.borrow_mut().push(path);
     };
     for document in serde_yaml::Deserializer::from_str(&text) {
         let value = serde_yaml::Value::deserialize(document)
@@ -217,6 +229,7 @@ async fn register(client: &kube::Client, manifests: &PathBuf, url: &str, ca_bund
             panic!("the webhook configuration of {} installs: {err}", manifests.display());
         }
     }
+    paths.into_inner()
 }
 
 fn decode<T: serde::de::DeserializeOwned>(path: &Path, value: serde_yaml::Value) -> T {

@@ -49,7 +49,8 @@ pub struct CreateWebhookArgs {
     /// With --programmatic-validation: the URL path (default /validate-<group>-<version>-<kind>).
     #[arg(long)]
     pub validation_path: Option<String>,
-    /// Scaffold webhook types the kind already has again (their edits are lost).
+    /// Scaffold webhook types the kind already has again: what rop wrote of them and is
+    /// missing comes back (a type you edited is refused: remove it first).
     #[arg(long)]
     pub force: bool,
     /// Print the files that would be written, and write nothing.
@@ -160,7 +161,7 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
     ] {
         if asked && has && !args.force {
             bail!(
-                "{}/{} {} already has a {which} webhook: pass --force with {flag} to scaffold that one again (its edits are lost; other webhook types keep theirs)",
+                "{}/{} {} already has a {which} webhook: pass --force with {flag} to scaffold that one again (remove its type first if you edited it; other webhook types keep theirs)",
                 args.api.group,
                 args.api.version,
                 args.api.kind
@@ -319,6 +320,24 @@ pub fn apply(
     Ok(())
 }
 
+/// Refuses to add a defaulter or validator to the module at `path` (`module_file` in
+/// messages) when the module has one of that name already that is not as rop wrote it (edited,
+/// or kept by `delete webhook`): a second one would not compile, and replacing the edited one
+/// would lose the user's code.
+fn refuse_edited_types(path: &Path, module_file: &str, scaffold: &Scaffold) -> anyhow::Result<()> {
+    let Ok(current) = std::fs::read_to_string(path) else { return Ok(()) };
+    for insert in scaffold.inserts.iter().filter(|i| i.path == module_file && i.marker == "webhook-impls") {
+        let Some(declaration) = insert.fragment.lines().find(|l| l.starts_with("pub struct ")) else { continue };
+        let declared = current.lines().any(|line| line.trim() == declaration.trim());
+        if declared && crate::scaffold::markers::remove(&current, &insert.fragment) == current {
+            bail!(
+                "{module_file} has `{declaration}` with code of yours: rop does not scaffold it again over your edits; remove that type and its `impl` (or rename them), then run the command again"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Runs `rop create webhook` in the project at `root`.
 ///
 /// # Errors
@@ -364,6 +383,7 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     let mut scaffold = webhook::describe(&project, &k, &described, &templates, &header)?;
     if !fresh_module {
         scaffold.files.retain(|f| f.path != module_file);
+        refuse_edited_types(&root.join(&module_file), &module_file, &scaffold)?;
     }
     apply(&mut plan, &scaffold, &templates, &target)?;
 

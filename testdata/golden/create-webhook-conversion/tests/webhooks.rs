@@ -18,8 +18,9 @@ fn server() -> rop::webhook::Server {
     memcached_operator::webhook::server().expect("the webhooks register")
 }
 
-/// A Memcached created as v1beta1 is stored as v1 and reads as v1: the API server
-/// converts it through the conversion webhook, as the conversion converts it here.
+/// A Memcached created as v1beta1 is stored as v1, comes back with nothing the sample said
+/// lost, and reads as v1 as the conversion here converts it: the API server converts it
+/// through the conversion webhook.
 #[test]
 fn memcached_v1beta1_is_converted_by_the_api_server() {
     type Hub = memcached_operator_api::v1::Memcached;
@@ -34,6 +35,8 @@ fn memcached_v1beta1_is_converted_by_the_api_server() {
         let object = rop::webhook::testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;
         let created = created.expect("the API server stores the sample");
+        let lost = rop_testenv::lost(&object.spec, &created.spec);
+        assert!(lost.is_empty(), "lost through v1 and back: {lost:?}");
         let name = created.metadata.name.clone().unwrap_or_default();
         let stored = hub.get(&name).await.expect("it reads as v1");
         let hub_version = "cache.example.com/v1";
