@@ -163,7 +163,7 @@ pub enum AssembleError {
 ///
 /// # Errors
 /// A bundle of another format, versions that cannot merge ([`MergeError`]), or two webhooks
-/// with the same name ([`DuplicateWebhook`]).
+/// with the same name or path ([`DuplicateWebhook`]).
 pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputFile>, AssembleError> {
     if bundle.format != BUNDLE_FORMAT {
         return Err(AssembleError::Format { found: bundle.format });

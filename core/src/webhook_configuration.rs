@@ -135,8 +135,8 @@ fn label_selector(selector: &LabelSelector) -> MetaLabelSelector {
 /// empty, webhooks sorted by name as controller-gen sorts them.
 ///
 /// # Errors
-/// Two webhooks with the same name (the API server refuses duplicate names in a configuration):
-/// the message names the webhook.
+/// Two webhooks with the same name (the API server refuses duplicate names in a configuration),
+/// or at the same path (the webhook server serves one webhook per path): the message names them.
 pub fn configurations(
     mut mutating: Vec<MutatingWebhook>,
     mut validating: Vec<ValidatingWebhook>,
@@ -148,8 +148,20 @@ pub fn configurations(
         validating.iter().map(|w| w.name.as_str()).collect(),
     ] {
         if let Some(pair) = names.windows(2).find(|pair| pair[0] == pair[1]) {
-            return Err(DuplicateWebhook { name: pair[0].to_string() });
+            return Err(DuplicateWebhook::Name { name: pair[0].to_string() });
         }
+    }
+    // The manager's webhook server answers each path with one webhook, mutating or validating.
+    let path = |config: &WebhookClientConfig| config.service.as_ref().and_then(|s| s.path.clone()).unwrap_or_default();
+    let mut paths: Vec<(String, &str)> = mutating
+        .iter()
+        .map(|w| (path(&w.client_config), w.name.as_str()))
+        .chain(validating.iter().map(|w| (path(&w.client_config), w.name.as_str())))
+        .collect();
+    paths.sort();
+    if let Some(pair) = paths.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+        let (path, first, second) = (pair[0].0.clone(), pair[0].1.to_string(), pair[1].1.to_string());
+        return Err(DuplicateWebhook::Path { path, first, second });
     }
     let metadata = |name: &str| ObjectMeta { name: Some(name.into()), ..ObjectMeta::default() };
     Ok((
@@ -164,11 +176,62 @@ pub fn configurations(
     ))
 }
 
-/// Two webhooks share a name.
+/// Two webhooks that cannot both be deployed.
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "two webhooks are named \"{name}\": webhook names are unique in a configuration, set another `name` in one of the #[rop(webhook(...))] attributes"
-)]
-pub struct DuplicateWebhook {
-    pub name: String,
+pub enum DuplicateWebhook {
+    /// Two webhooks of one configuration share a name (the API server refuses it).
+    #[error(
+        "two webhooks are named \"{name}\": webhook names are unique in a configuration, set another `name` in one of the #[rop(webhook(...))] attributes"
+    )]
+    Name { name: String },
+    /// Two webhooks share a URL path (the manager's webhook server serves one per path).
+    #[error(
+        "the webhooks \"{first}\" and \"{second}\" are both served at {path}: the webhook server answers a path with one webhook, give one of them another `path` in its #[rop(webhook(...))] attribute"
+    )]
+    Path { path: String, first: String, second: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(path: &str) -> WebhookClientConfig {
+        let service = ServiceReference { path: Some(path.into()), ..ServiceReference::default() };
+        WebhookClientConfig { service: Some(service), ..WebhookClientConfig::default() }
+    }
+
+    fn mutating(name: &str, path: &str) -> MutatingWebhook {
+        MutatingWebhook { name: name.into(), client_config: at(path), ..MutatingWebhook::default() }
+    }
+
+    fn validating(name: &str, path: &str) -> ValidatingWebhook {
+        ValidatingWebhook { name: name.into(), client_config: at(path), ..ValidatingWebhook::default() }
+    }
+
+    #[test]
+    fn two_webhooks_at_one_path_are_refused_naming_both() {
+        let refused = configurations(
+            vec![mutating("mmemcached-v1.cache.example.com", "/mutate-memcached")],
+            vec![validating("vmemcachedset-v1.cache.example.com", "/mutate-memcached")],
+        )
+        .unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "the webhooks \"mmemcached-v1.cache.example.com\" and \"vmemcachedset-v1.cache.example.com\" are both served at /mutate-memcached: the webhook server answers a path with one webhook, give one of them another `path` in its #[rop(webhook(...))] attribute"
+        );
+        let both = configurations(
+            vec![mutating("mmemcached-v1.cache.example.com", "/mutate-memcached")],
+            vec![validating("vmemcached-v1.cache.example.com", "/validate-memcached")],
+        );
+        assert!(both.is_ok());
+    }
+
+    #[test]
+    fn two_webhooks_of_one_name_are_refused() {
+        let refused = configurations(vec![mutating("m.example.com", "/a"), mutating("m.example.com", "/b")], vec![]);
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "two webhooks are named \"m.example.com\": webhook names are unique in a configuration, set another `name` in one of the #[rop(webhook(...))] attributes"
+        );
+    }
 }
