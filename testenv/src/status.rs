@@ -9,15 +9,13 @@ use serde_json::Value;
 
 /// The condition `type_` of `object` (`status.conditions[]` with that `type`), if it reports it.
 pub fn find_condition<T: Serialize>(object: &T, type_: &str) -> Option<Condition> {
-    let conditions = status(object)?.get("conditions")?.as_array()?.clone();
-    let condition = conditions.into_iter().find(|c| c.get("type").and_then(Value::as_str) == Some(type_))?;
-    serde_json::from_value(condition).ok()
+    rop::conditions::find(&conditions(object), type_).cloned()
 }
 
 /// Whether an object reports the condition `type_` with status `"True"`: a `done` for waits.
 pub fn condition<T: Serialize>(type_: &str) -> impl Fn(&T) -> bool + use<T> {
     let type_ = type_.to_string();
-    move |object| find_condition(object, &type_).is_some_and(|c| c.status == "True")
+    move |object| rop::conditions::is_true(&conditions(object), &type_)
 }
 
 /// Whether `object`'s status was computed from its current spec: `status.observedGeneration`
@@ -28,8 +26,11 @@ pub fn caught_up<T: Serialize>(object: &T) -> bool {
     generation.is_some() && json.pointer("/status/observedGeneration") == generation
 }
 
-fn status<T: Serialize>(object: &T) -> Option<Value> {
-    serde_json::to_value(object).ok()?.get_mut("status").map(Value::take)
+/// `status.conditions` of `object`; none when it has no status or no conditions.
+fn conditions<T: Serialize>(object: &T) -> Vec<Condition> {
+    let conditions =
+        serde_json::to_value(object).ok().and_then(|mut json| json.pointer_mut("/status/conditions").map(Value::take));
+    conditions.and_then(|c| serde_json::from_value(c).ok()).unwrap_or_default()
 }
 
 #[cfg(test)]
