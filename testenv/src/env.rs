@@ -15,6 +15,9 @@ use crate::error::{Error, io_err};
 use crate::pki::{admission_configuration, generate_pki, kubeconfig_yaml, webhook_client_pki};
 use crate::process::{Processes, free_port, install_crypto_provider, log_tail, spawn};
 
+/// How often [`Options::start`] picks new ports when one was taken before a server bound it.
+const LAUNCH_ATTEMPTS: u32 = 3;
+
 /// How a test environment starts: the one value both entry points, [`Options::start`] and
 /// [`Options::start_or_skip`], take (`TestEnv::start()` and `TestEnv::start_or_skip()` are
 /// those with `Options::default()`).
@@ -80,7 +83,17 @@ impl Options {
             Some(binaries) => binaries.clone(),
             None => Binaries::find()?,
         };
-        TestEnv::launch(&binaries, self)
+        // Free ports are picked, then released for etcd and kube-apiserver to bind: another
+        // process (a test beside this one) can take one in between. Pick again then.
+        let mut attempt = 1;
+        loop {
+            match TestEnv::launch(&binaries, self) {
+                Err(err) if attempt < LAUNCH_ATTEMPTS && err.to_string().contains("address already in use") => {
+                    attempt += 1;
+                }
+                launched => return launched,
+            }
+        }
     }
 
     /// [`Options::start`], except that missing binaries make the test skip: it writes one line,
