@@ -15,6 +15,10 @@ step() { echo "==> $*" >&2; }
 
 # A test run gains nothing from incremental compilation, whose caches take many gigabytes.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+# Full debug info makes up most of a target folder: the suite builds the workspace, the packaged
+# crates and several generated projects, tens of gigabytes with it. Line tables keep file and
+# line in backtraces at a fraction of the size. Nested cargo runs (generated projects) inherit it.
+export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}"
 
 if ! command -v kubernetes-validate >/dev/null; then
   step "installing kubernetes-validate (checks every generated manifest offline)"
