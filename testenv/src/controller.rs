@@ -17,8 +17,10 @@ use std::time::{Duration, Instant};
 
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource, ResourceExt};
+use rop::RelatedKind;
 use rop::controller::{
-    Action, Cache, Cleanup, Context, Kind, KindScope, ObjectOf, ObjectRef, Reconciler, Watched, error_chain,
+    Action, Cache, Cleanup, Context, Kind, KindScope, ObjectOf, ObjectRef, OwnedChanges, Reconciler, Watched,
+    error_chain,
 };
 use rop::manager::{Manager, Options};
 use serde::Serialize;
@@ -101,6 +103,10 @@ impl<R: Reconciler> Reconciler for Counted<R> {
 
     fn map_watched(&self, watched: &Watched, cache: &Cache<R::Kind>) -> Vec<ObjectRef<ObjectOf<R::Kind>>> {
         self.inner.map_watched(watched, cache)
+    }
+
+    fn owned_changes(owned: &RelatedKind) -> OwnedChanges {
+        R::owned_changes(owned)
     }
 
     fn index_keys(object: &ObjectOf<R::Kind>) -> Vec<String> {

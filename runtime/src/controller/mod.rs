@@ -50,6 +50,7 @@
 #![warn(missing_docs)]
 
 mod backoff;
+mod changes;
 mod cleanup;
 mod context;
 mod error;
@@ -66,9 +67,12 @@ mod written;
 use std::future::Future;
 use std::sync::Arc;
 
+use crate::RelatedKind;
+
 pub use kube::runtime::controller::Action;
 pub use kube::runtime::events::EventType;
 
+pub use changes::OwnedChanges;
 pub use cleanup::Cleanup;
 pub use context::Context;
 pub use error::{Error, Terminal, error_chain, error_reason, is_terminal};
@@ -150,6 +154,19 @@ pub trait Reconciler: Send + Sync + 'static {
     fn map_watched(&self, watched: &Watched, cache: &Cache<Self::Kind>) -> Vec<ObjectRef<ObjectOf<Self::Kind>>> {
         let _ = cache;
         watched.controller_owner()
+    }
+
+    /// Which changes of an object of `owned`, a kind in the kind's `#[rop(owns(...))]`,
+    /// reconcile its owner. [`OwnedChanges::All`], the default, is every change: what a
+    /// reconciler that reads an owned object's status needs. [`OwnedChanges::Spec`] leaves out
+    /// updates of the status alone, a pass each that a reconciler which never reads it does
+    /// not need (a StatefulSet whose Pods it watches itself, a PodDisruptionBudget, whose
+    /// status changes with every Pod): controller-runtime's
+    /// `Owns(&obj, builder.WithPredicates(predicate.GenerationChangedPredicate{}))`: created
+    /// and deleted objects still reconcile their owner, which applies them again.
+    fn owned_changes(owned: &RelatedKind) -> OwnedChanges {
+        let _ = owned;
+        OwnedChanges::All
     }
 
     /// The keys under which the controller's cache indexes `object`, for

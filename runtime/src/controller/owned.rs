@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use futures::Stream;
+use futures::{Stream, StreamExt, future};
 use kube::api::{ApiResource, DynamicObject, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store, store::Writer};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
@@ -15,6 +15,7 @@ use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::changes::{OwnedChanges, SpecChanges};
 use super::written::fingerprint;
 
 /// The metadata of one related kind's objects, as the watch last saw them.
@@ -42,13 +43,15 @@ pub(crate) struct Owned {
 
 impl Owned {
     /// Watches the metadata of `resource`'s objects in `namespace` (all namespaces when
-    /// `None`), keeping them in a store; returns the stream of changed objects for the
-    /// controller to reconcile their owners. Lists come from the API server's watch cache.
+    /// `None`), keeping them in a store; returns the stream of the objects whose `changes`
+    /// start a pass, for the controller to reconcile their owners (or the objects
+    /// `map_watched` names). Lists come from the API server's watch cache.
     pub(crate) fn watch(
         &mut self,
         client: Client,
         namespace: Option<&str>,
         resource: &ApiResource,
+        changes: OwnedChanges,
     ) -> impl Stream<Item = Result<PartialObjectMeta<DynamicObject>, watcher::Error>> + Send + 'static + use<> {
         let api: Api<PartialObjectMeta<DynamicObject>> = match namespace {
             Some(ns) => Api::namespaced_with(client, ns, resource),
@@ -60,7 +63,9 @@ impl Owned {
         // Managed fields are most of an object's metadata, and nothing here reads them.
         let watch =
             watcher(api, watcher::Config::default().any_semantic()).modify(|o| o.metadata.managed_fields = None);
-        reflector(writer, watch).touched_objects()
+        let mut spec_changes = SpecChanges::default();
+        let passes = move |event: &_| future::ready(changes == OwnedChanges::All || spec_changes.pass(event));
+        reflector(writer, watch).filter(passes).touched_objects()
     }
 
     /// The object the last apply of `desired` returned, if the watch shows it unchanged since

@@ -2,7 +2,6 @@
 //! span, the metrics and the backoff around each pass.
 
 use std::future::Future;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,13 +14,14 @@ use kube::{Api, Client, Resource, ResourceExt};
 use tracing::{Instrument, debug, info, warn};
 
 use super::backoff::Backoff;
+use super::changes::changed;
 use super::error::{Error, error_chain, error_reason};
 use super::index::Index;
 use super::metrics::Metrics;
 use super::owned::Owned;
 use super::scope::{self, ObjectOf};
 use super::watched::{Cache, Watched};
-use super::{Cleanup, Context, EventType, Reconciler, finalizer, stalled};
+use super::{Cleanup, Context, EventType, OwnedChanges, Reconciler, finalizer, stalled};
 use crate::ControllerTarget;
 
 /// The objects reconciler `R` reconciles.
@@ -84,13 +84,13 @@ pub async fn run<R: Reconciler>(
     };
     for related in definition.owns {
         let resource = resource(related);
-        let changes = owned.watch(client.clone(), namespace, &resource);
+        let changes = owned.watch(client.clone(), namespace, &resource, R::owned_changes(related));
         controller = controller.owns_stream_with(changes, resource);
     }
     let mut watched = Vec::new();
     for related in definition.watches {
         let resource = resource(related);
-        watched.push((*related, owned.watch(client.clone(), namespace, &resource), resource));
+        watched.push((*related, owned.watch(client.clone(), namespace, &resource, OwnedChanges::All), resource));
     }
 
     metrics.init_controller(&name);
@@ -120,24 +120,6 @@ pub async fn run<R: Reconciler>(
         })
         .await;
     info!(controller = %name, "controller stopped");
-}
-
-/// What a change to a reconciled object must touch to start a pass: its spec (the
-/// generation), labels, annotations or deletion, not its status, finalizers or managed fields,
-/// which the controller writes itself (a pass already sees what it wrote). Without that filter
-/// each status write and finalizer patch starts a pass of its own, and a pass applies its owned
-/// objects again: for a deploy-image operator, one in three requests (docs/benchmarks.md). An
-/// object without a generation (a ConfigMap, a Secret) starts a pass on every change.
-fn changed<K: Resource>(object: &K) -> Option<u64> {
-    let meta = object.meta();
-    let mut hasher = DefaultHasher::new();
-    match meta.generation {
-        Some(generation) => {
-            (generation, &meta.labels, &meta.annotations, meta.deletion_timestamp.is_some()).hash(&mut hasher)
-        }
-        None => meta.resource_version.hash(&mut hasher),
-    }
-    Some(hasher.finish())
 }
 
 /// One pass over `object`, in a `reconcile` span that names it, counted in the metrics.
