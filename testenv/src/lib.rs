@@ -65,6 +65,6 @@ pub use error::Error;
 pub use kubelet::Kubelet;
 pub use manifests::{ManifestError, install_crd, install_crds, object_from_file};
 pub use rbac::{MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, install_manager_rbac};
-pub use status::{caught_up, condition, find_condition};
+pub use status::{caught_up, condition, find_condition, rolled_out};
 pub use wait::{WAIT, wait_for, wait_until, wait_until_gone};
 pub use webhooks::Webhooks;

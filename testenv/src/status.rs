@@ -26,6 +26,15 @@ pub fn caught_up<T: Serialize>(object: &T) -> bool {
     generation.is_some() && json.pointer("/status/observedGeneration") == generation
 }
 
+/// Whether `object`'s workload runs its current spec: [`caught_up`], and `Progressing` is
+/// `False` with reason `RolloutComplete` ([`rop::workload::ROLLOUT_COMPLETE`]), as the reports
+/// of `rop::workload` say once every replica runs the current template. A `done` for waits.
+pub fn rolled_out<T: Serialize>(object: &T) -> bool {
+    let progressing = find_condition(object, "Progressing");
+    let complete = progressing.is_some_and(|c| c.status == "False" && c.reason == rop::workload::ROLLOUT_COMPLETE);
+    complete && caught_up(object)
+}
+
 /// `status.conditions` of `object`; none when it has no status or no conditions.
 fn conditions<T: Serialize>(object: &T) -> Vec<Condition> {
     let conditions =
@@ -63,6 +72,24 @@ mod tests {
         assert!(!condition("Degraded")(&object));
         assert!(!condition("Progressing")(&object));
         assert!(!condition("Available")(&json!({ "metadata": { "name": "a" } })));
+    }
+
+    #[test]
+    fn rolled_out_is_a_complete_rollout_of_the_current_spec() {
+        let progressing = |generation, observed, status, reason| {
+            json!({
+                "metadata": { "name": "a", "generation": generation },
+                "status": { "observedGeneration": observed, "conditions": [
+                    { "type": "Progressing", "status": status, "reason": reason, "message": "",
+                      "lastTransitionTime": "2026-01-01T00:00:00Z" },
+                ] },
+            })
+        };
+        assert!(rolled_out(&progressing(2, 2, "False", "RolloutComplete")));
+        assert!(!rolled_out(&progressing(3, 2, "False", "RolloutComplete")));
+        assert!(!rolled_out(&progressing(2, 2, "True", "RollingUpdate")));
+        assert!(!rolled_out(&progressing(2, 2, "False", "RolloutBlocked")));
+        assert!(!rolled_out(&object(2, 2)));
     }
 
     #[test]

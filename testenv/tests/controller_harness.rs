@@ -16,6 +16,8 @@ use rop_testenv::{Kubelet, TEST_NAMESPACE, TestEnv};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+mod support;
+
 /// A widget publishes `value` in a ConfigMap it owns.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(group = "harness.rop.dev", version = "v1", kind = "Widget", plural = "widgets")]
@@ -82,24 +84,10 @@ impl Reconciler for Restless {
     }
 }
 
-/// A project folder with the widget's CRD, the manager's role and a sample, as `rop generate`
-/// and `rop create api` write them.
+/// A project folder with the widget's CRD, the manager's role and a sample.
 fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: String| {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write(
-        "config/crd/bases/harness.rop.dev_widgets.yaml",
-        serde_yaml::to_string(&Widget::custom_resource_definition()).unwrap(),
-    );
-    let role = &rop::rbac::roles(&Widget::rbac_rules(), "manager-role")[0];
-    write("config/rbac/role.yaml", serde_yaml::to_string(&role.to_object()).unwrap());
     let sample = "apiVersion: harness.rop.dev/v1\nkind: Widget\nmetadata:\n  name: sample\nspec:\n  value: one\n";
-    write("config/samples/harness_v1_widget.yaml", sample.into());
-    dir
+    support::project::<Widget>("harness_v1_widget.yaml", sample)
 }
 
 #[test]

@@ -61,7 +61,7 @@ pub fn report_deployment(
         report.set("Available", false, "ReplicasUnavailable", message);
     }
     if observed.observed_generation >= deployment.metadata.generation && updated >= replicas {
-        report.set("Progressing", false, "RolloutComplete", format!("Deployment {name} matches the spec"));
+        report.set("Progressing", false, super::ROLLOUT_COMPLETE, format!("Deployment {name} matches the spec"));
     } else {
         let message = format!("{updated} of {replicas} replicas of Deployment {name} are updated");
         report.set("Progressing", true, "RollingOut", message);

@@ -37,6 +37,11 @@ pub use rollout::{Rollout, Step, min_available, plan, report_rollout, roll, stam
 pub use stateful::{disruption_budget, headless_service, stateful_set, volume_claim};
 pub use status::{failed_status, write_status};
 
+/// Reason of the condition `Progressing=False` that [`report_deployment`] and
+/// [`report_rollout`] set once every replica runs the current template: what a test waits for
+/// after changing the spec (rop-testenv's `rolled_out`).
+pub const ROLLOUT_COMPLETE: &str = "RolloutComplete";
+
 /// Why a pass over a workload failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -211,7 +211,7 @@ pub fn report_rollout(conditions: &mut Vec<Condition>, generation: Option<i64>, 
     }
     let updated = format!("{updated} of {replicas} replicas are updated");
     match step {
-        Step::Done => report.set("Progressing", false, "RolloutComplete", updated),
+        Step::Done => report.set("Progressing", false, super::ROLLOUT_COMPLETE, updated),
         Step::Wait(why) => report.set("Progressing", true, "RollingUpdate", format!("{updated}; {why}")),
         Step::Delete(pod) => report.set("Progressing", true, "RollingUpdate", format!("{updated}; updating Pod {pod}")),
         Step::Blocked(why) => report.set("Progressing", false, "RolloutBlocked", why.clone()),

@@ -20,7 +20,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rop::controller::{Action, Cache, Context, ObjectRef, Reconciler, Watched};
+use rop::RelatedKind;
+use rop::controller::{Action, Cache, Context, ObjectRef, OwnedChanges, Reconciler, Watched};
 use rop::k8s_openapi::api::apps::v1::StatefulSet;
 use rop::k8s_openapi::api::core::v1::{
     ConfigMap, ConfigMapVolumeSource, Container, ContainerPort, ServicePort, Volume, VolumeMount,
@@ -82,6 +83,12 @@ impl Reconciler for RedisReconciler {
     /// A change of a Pod (ready, gone) reconciles the `Redis` it runs for.
     fn map_watched(&self, pod: &Watched, _: &Cache<Redis>) -> Vec<ObjectRef<Redis>> {
         workload::instance_of(pod, MANAGED_BY)
+    }
+
+    /// The rollout reads the Pods, so an update of the StatefulSet's or the budget's status
+    /// (each Pod that comes or goes makes one) starts no pass; other changes still do.
+    fn owned_changes(_: &RelatedKind) -> OwnedChanges {
+        OwnedChanges::Spec
     }
 }
 
