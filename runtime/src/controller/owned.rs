@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::changes::{OwnedChanges, SpecChanges};
+use super::retry::retrying;
 use super::written::fingerprint;
 
 /// The metadata of one related kind's objects, as the watch last saw them.
@@ -63,6 +64,7 @@ impl Owned {
         // Managed fields are most of an object's metadata, and nothing here reads them.
         let watch =
             watcher(api, watcher::Config::default().any_semantic()).modify(|o| o.metadata.managed_fields = None);
+        let watch = retrying(watch, resource.kind.clone());
         let mut spec_changes = SpecChanges::default();
         let passes = move |event: &_| future::ready(changes == OwnedChanges::All || spec_changes.pass(event));
         reflector(writer, watch).filter(passes).touched_objects()

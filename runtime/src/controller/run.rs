@@ -19,6 +19,7 @@ use super::error::{Error, error_chain, error_reason};
 use super::index::Index;
 use super::metrics::Metrics;
 use super::owned::Owned;
+use super::retry::{NoPause, retrying};
 use super::scope::{self, ObjectOf};
 use super::watched::{Cache, Watched};
 use super::{Cleanup, Context, EventType, OwnedChanges, Reconciler, finalizer, stalled};
@@ -63,6 +64,7 @@ pub async fn run<R: Reconciler>(
     // Managed fields are left out of the cache: they are often half of an object's size.
     let watch =
         watcher(objects, watcher::Config::default().any_semantic()).modify(|o| o.meta_mut().managed_fields = None);
+    let watch = retrying(watch, definition.kind.to_string());
     let index = Arc::new(Index::new(R::index_keys));
     let indexing = index.clone();
     let changes = reflector(writer, watch)
@@ -70,7 +72,9 @@ pub async fn run<R: Reconciler>(
         .applied_objects()
         .predicate_filter(changed::<Object<R>>, PredicateConfig::default());
     let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
-    let mut controller = controller::Controller::for_stream(changes, reader.clone()).with_config(config);
+    // Each watch retries on its own (`retrying`); a pause of the merged stream would stop all.
+    let mut controller =
+        controller::Controller::for_stream(changes, reader.clone()).with_config(config).trigger_backoff(NoPause);
 
     // Owned kinds reconcile the owner in their controller owner reference; watched kinds the
     // objects `map_watched` names.
@@ -113,8 +117,8 @@ pub async fn run<R: Reconciler>(
         .for_each(|result| async move {
             match result {
                 Ok((object, action)) => debug!(%object, ?action, "reconciled"),
-                // error_policy has logged it with the object.
-                Err(controller::Error::ReconcilerFailed(..)) => {}
+                // error_policy has logged it with the object, `retrying` a watch's error.
+                Err(controller::Error::ReconcilerFailed(..) | controller::Error::QueueError(_)) => {}
                 Err(err) => warn!(error = error_chain(&err), "controller error"),
             }
         })

@@ -1,7 +1,7 @@
 //! Logging and tracing of the manager.
 //!
 //! Logs go to stdout through `tracing`, at the levels `RUST_LOG` sets per module (default
-//! `info`), with colours only on a terminal and never when `NO_COLOR` is set (pod logs stay
+//! [`DEFAULT_LEVELS`]), with colours only on a terminal and never when `NO_COLOR` is set (pod logs stay
 //! plain). Each reconciliation runs in a `reconcile` span with the controller and the object's
 //! name and namespace, so every log line of it names the object.
 //!
@@ -15,6 +15,12 @@ use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+
+/// The log levels without `RUST_LOG`: `info`, except kube-client's line per failed request
+/// (`kube_client::client::builder` logs each connection error at ERROR), which repeats an
+/// error its caller gets and logs itself (a watch's retry, a failed pass): during an API
+/// server outage it would be a line per attempt of every watch.
+pub const DEFAULT_LEVELS: &str = "info,kube_client::client::builder=off";
 
 /// Keeps the trace export running; dropping it sends the spans not yet exported.
 #[must_use = "dropping the guard stops the trace export"]
@@ -43,7 +49,7 @@ fn colours() -> bool {
 /// service name unless `OTEL_SERVICE_NAME` says otherwise). Keep the guard until the process
 /// ends. A subscriber installed before (by a test, say) is kept.
 pub fn init(service: &str) -> Telemetry {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LEVELS));
     let logs = tracing_subscriber::fmt::layer().with_ansi(colours());
     let registry = tracing_subscriber::registry().with(filter).with(logs);
     #[cfg(feature = "otel")]
@@ -61,10 +67,10 @@ pub fn init(service: &str) -> Telemetry {
 }
 
 /// Installs a subscriber that writes through the test harness's capture (shown for a failed test
-/// or with `--nocapture`), at `RUST_LOG`'s levels (default `info`), unless one is installed
+/// or with `--nocapture`), at `RUST_LOG`'s levels (default [`DEFAULT_LEVELS`]), unless one is installed
 /// already: a manager run inside a test (`Manager::run_until`) logs like a deployed one.
 pub(crate) fn init_unless_set() {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LEVELS));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().with_ansi(false).try_init();
 }
 

@@ -1,0 +1,163 @@
+//! How each of a controller's watches retries after an error, on its own.
+//!
+//! kube-runtime's `Controller` merges the watches of the reconciled kind and of every owned and
+//! watched kind into one stream, and by default pauses that whole stream after any error: 800 ms
+//! doubling to 30 s, reset only when an item gets through. During an API server outage the
+//! pause grows to its cap, and after the restart each watch's routine `410 Gone` ("too old
+//! resource version": list again) costs another full pause, during which no watch is read: the
+//! controller saw a restored API server a minute or more late. Here the merged stream never
+//! pauses ([`NoPause`]), and each watch retries by itself ([`retrying`]).
+
+use std::time::{Duration, SystemTime};
+
+use futures::{Stream, StreamExt};
+use kube::runtime::utils::Backoff;
+use kube::runtime::watcher;
+use tracing::{debug, info, warn};
+
+use super::error::error_chain;
+
+/// The pause after a watch's first error other than `410 Gone`; it doubles with each error
+/// that follows, up to [`MAX_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_millis(200);
+/// The longest pause between two attempts of a watch: how late, at most, a watch sees an API
+/// server that came back (client-go's reflector waits up to 30 s).
+const MAX_PAUSE: Duration = Duration::from_secs(5);
+
+/// `stream`, a watch of `what` (a kind, for the logs), retried on its own: after `410 Gone` it
+/// lists again at once; after any other error it pauses [`FIRST_PAUSE`], doubling up to
+/// [`MAX_PAUSE`], with up to a quarter more at random so that many watches do not retry in step;
+/// the first item that gets through resets the pause. The first error of a run is logged at
+/// WARN, the rest of the run at DEBUG, and the recovery at INFO, so an outage costs a few lines.
+pub(crate) fn retrying<S, T>(stream: S, what: String) -> impl Stream<Item = Result<T, watcher::Error>> + Send
+where
+    S: Stream<Item = Result<T, watcher::Error>> + Send,
+    T: Send,
+{
+    let mut failures: u32 = 0;
+    stream.then(move |item| {
+        let pause = match &item {
+            Ok(_) => {
+                if failures > 0 {
+                    info!(watch = %what, failures, "watch recovered");
+                }
+                failures = 0;
+                None
+            }
+            Err(err) if gone(err) => {
+                debug!(watch = %what, error = error_chain(err), "watch expired, listing again");
+                None
+            }
+            Err(err) => {
+                failures += 1;
+                let pause = pause(failures);
+                if failures == 1 {
+                    warn!(watch = %what, error = error_chain(err), retry_in = ?pause, "watch failed, retrying");
+                } else {
+                    debug!(watch = %what, error = error_chain(err), failures, retry_in = ?pause, "watch failed again");
+                }
+                Some(pause)
+            }
+        };
+        async move {
+            if let Some(pause) = pause {
+                tokio::time::sleep(pause).await;
+            }
+            item
+        }
+    })
+}
+
+/// Whether `error` is the API server's `410 Gone`: the resource version the watch asked for is
+/// no longer in its watch cache (after a restart, or a long disconnect). The watcher lists
+/// again; waiting first gains nothing.
+fn gone(error: &watcher::Error) -> bool {
+    match error {
+        watcher::Error::WatchError(status) => status.code == 410,
+        watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        | watcher::Error::WatchFailed(kube::Error::Api(status)) => status.code == 410,
+        _ => false,
+    }
+}
+
+/// The pause after the `failures`-th error in a row: [`FIRST_PAUSE`] doubled for each earlier
+/// one, at most [`MAX_PAUSE`], plus up to a quarter of it.
+fn pause(failures: u32) -> Duration {
+    let doubled = FIRST_PAUSE.saturating_mul(1 << failures.saturating_sub(1).min(16));
+    let pause = doubled.min(MAX_PAUSE);
+    let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
+    pause + pause.mul_f64(f64::from(nanos % 1000) / 4000.0)
+}
+
+/// The backoff of the controller's merged stream of watches: none, since each watch backs off
+/// by itself ([`retrying`]). A pause there would stop every watch for one's error.
+pub(crate) struct NoPause;
+
+impl Iterator for NoPause {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        Some(Duration::ZERO)
+    }
+}
+
+impl Backoff for NoPause {
+    fn reset(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::pin;
+
+    use futures::stream;
+    use kube::core::Status;
+
+    use super::*;
+
+    fn status(code: u16) -> Box<Status> {
+        Box::new(Status::failure("too old resource version: 1 (2)", "Expired").with_code(code))
+    }
+
+    #[test]
+    fn the_pause_doubles_to_its_cap_with_a_little_jitter() {
+        for (failures, base) in [(1, 200), (2, 400), (3, 800), (5, 3200), (6, 5000), (40, 5000)] {
+            let pause = pause(failures);
+            let base = Duration::from_millis(base);
+            assert!(pause >= base && pause <= base.mul_f64(1.25), "{failures}: {pause:?}");
+        }
+    }
+
+    #[test]
+    fn only_410_gone_is_routine() {
+        assert!(gone(&watcher::Error::WatchError(status(410))));
+        assert!(gone(&watcher::Error::WatchStartFailed(kube::Error::Api(status(410)))));
+        assert!(!gone(&watcher::Error::WatchError(status(500))));
+        assert!(!gone(&watcher::Error::NoResourceVersion));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_410_is_retried_at_once_and_other_errors_after_a_growing_pause() {
+        let items: Vec<Result<u32, watcher::Error>> = vec![
+            Err(watcher::Error::WatchError(status(410))),
+            Ok(1),
+            Err(watcher::Error::WatchError(status(500))),
+            Err(watcher::Error::WatchError(status(500))),
+            Ok(2),
+            Err(watcher::Error::WatchError(status(500))),
+            Ok(3),
+        ];
+        let mut retried = pin!(retrying(stream::iter(items), "test".into()));
+        let start = tokio::time::Instant::now();
+        let mut at = Vec::new();
+        while let Some(item) = retried.next().await {
+            at.push((item.is_ok(), start.elapsed().as_millis()));
+        }
+        // Each error's pause runs before it is passed on, so before the watch is read again.
+        let (ok, millis): (Vec<bool>, Vec<u128>) = at.into_iter().unzip();
+        assert_eq!(ok, [false, true, false, false, true, false, true]);
+        assert_eq!(millis[0], 0, "410: no pause");
+        assert!((200..=250).contains(&millis[2]), "first error: {millis:?}");
+        assert!((600..=750).contains(&millis[3]), "second: 400 ms more: {millis:?}");
+        assert!((200..=250).contains(&(millis[5] - millis[4])), "reset by an item: {millis:?}");
+    }
+}
