@@ -51,12 +51,18 @@ pub struct TestEnv {
     guard: Guard,
 }
 
+/// What the supervisor thread is asked to do; it stops both processes once its sender is gone.
+enum Supervise {
+    /// Start kube-apiserver again, as it was first started; answer whether it did.
+    StartApiServer(tokio::sync::oneshot::Sender<Result<(), Error>>),
+}
+
 /// Owns what must be cleaned up, from the moment the processes are spawned; its `Drop` stops
 /// them even when [`TestEnv::start`] fails half-way.
 pub(crate) struct Guard {
     runtime: Option<tokio::runtime::Runtime>,
     processes: Arc<Mutex<Processes>>,
-    supervisor: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
+    supervisor: Option<(mpsc::Sender<Supervise>, JoinHandle<()>)>,
     dir: Option<tempfile::TempDir>,
 }
 
@@ -201,10 +207,13 @@ impl TestEnv {
         }
 
         // The supervisor thread spawns both processes (so that, on Linux, they die with it)
-        // and then waits until the TestEnv is dropped, or the process exits.
+        // and then waits until the TestEnv is dropped, or the process exits, starting
+        // kube-apiserver again when asked (`TestEnv::restart_api_server`).
+        let program = apiserver.get_program().to_owned();
+        let args: Vec<OsString> = apiserver.get_args().map(ToOwned::to_owned).collect();
         let processes = Arc::new(Mutex::new(Processes::default()));
         let (spawned_tx, spawned_rx) = mpsc::channel::<Result<(), Error>>();
-        let (stop_tx, stop_rx) = mpsc::channel::<()>();
+        let (supervise, requests) = mpsc::channel::<Supervise>();
         let shared = Arc::clone(&processes);
         let (etcd_log, api_log) = (work.join("etcd.log"), work.join("kube-apiserver.log"));
         let (etcd_log2, api_log2) = (etcd_log.clone(), api_log.clone());
@@ -220,7 +229,15 @@ impl TestEnv {
                 })();
                 let _ = spawned_tx.send(result);
                 // Returns on a stop message or when the TestEnv (the sender) is gone.
-                let _ = stop_rx.recv();
+                // Ends when the TestEnv (the sender) is gone.
+                while let Ok(Supervise::StartApiServer(reply)) = requests.recv() {
+                    let mut again = Command::new(&program);
+                    again.args(&args);
+                    let started = spawn(again, &api_log2).map(|child| {
+                        shared.lock().unwrap_or_else(|e| e.into_inner()).kube_apiserver = Some(child);
+                    });
+                    let _ = reply.send(started);
+                }
                 shared.lock().unwrap_or_else(|e| e.into_inner()).stop_all();
             })
             .map_err(io_err("starting the supervisor thread"))?;
@@ -233,13 +250,10 @@ impl TestEnv {
             .map_err(io_err("starting a Tokio runtime"))?;
 
         // From here on, dropping `guard` stops everything.
-        let guard = Guard { runtime: Some(runtime), processes, supervisor: Some((stop_tx, thread)), dir: Some(dir) };
+        let guard = Guard { runtime: Some(runtime), processes, supervisor: Some((supervise, thread)), dir: Some(dir) };
         spawned_rx.recv().unwrap_or_else(|_| Err(io_err("starting etcd")(io::Error::other("supervisor died"))))?;
 
-        let timeout = std::env::var("ROP_TESTENV_READY_TIMEOUT")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .map_or(Duration::from_secs(60), Duration::from_secs);
+        let timeout = ready_timeout();
         let processes = Arc::clone(&guard.processes);
         let path = kubeconfig.clone();
         let client = guard.block_on_any_thread(async move {
@@ -385,6 +399,40 @@ impl TestEnv {
         self.startup
     }
 
+    /// Restarts kube-apiserver as a control-plane upgrade or a crash would: stops it (SIGTERM,
+    /// SIGKILL after 5 s), leaves it down for `down`, starts it again with the same flags on
+    /// the same port, and waits until it is ready. etcd keeps running, so every object stays,
+    /// but each watch breaks, and comes back to a new watch cache that answers an old
+    /// resource version with `410 Gone`: what a controller must survive. Clients keep working
+    /// once it is back. Its log goes on in `kube-apiserver.log` in [`TestEnv::dir`].
+    ///
+    /// # Errors
+    /// When kube-apiserver does not start again, exits, or is not ready within the start
+    /// timeout (`ROP_TESTENV_READY_TIMEOUT`).
+    pub async fn restart_api_server(&self, down: Duration) -> Result<(), Error> {
+        let started = Instant::now();
+        let processes = Arc::clone(&self.guard.processes);
+        let stopped = tokio::task::spawn_blocking(move || {
+            let running = processes.lock().unwrap_or_else(|e| e.into_inner()).kube_apiserver.take();
+            if let Some(mut child) = running {
+                crate::process::stop(&mut child, Duration::from_secs(5));
+            }
+        });
+        stopped.await.map_err(|err| io_err("stopping kube-apiserver")(io::Error::other(err)))?;
+        tokio::time::sleep(down).await;
+        let (reply, started_again) = tokio::sync::oneshot::channel();
+        let supervisor = self.guard.supervisor.as_ref().map(|(supervise, _)| supervise);
+        let sent = supervisor.is_some_and(|supervise| supervise.send(Supervise::StartApiServer(reply)).is_ok());
+        let supervisor_gone =
+            || io_err("starting kube-apiserver again")(io::Error::other("the supervisor thread is gone"));
+        if !sent {
+            return Err(supervisor_gone());
+        }
+        started_again.await.map_err(|_| supervisor_gone())??;
+        let (etcd_log, api_log) = (self.dir().join("etcd.log"), self.dir().join("kube-apiserver.log"));
+        wait_ready(&self.client, &self.guard.processes, ready_timeout(), started, &etcd_log, &api_log).await
+    }
+
     /// Runs a future to completion on the environment's own Tokio runtime (two worker
     /// threads), so plain `#[test]` functions can use the async client.
     ///
@@ -407,6 +455,14 @@ impl Guard {
         let handle = self.runtime.as_ref().expect("the runtime lives until drop").handle().clone();
         std::thread::scope(|s| s.spawn(move || handle.block_on(future)).join().expect("the future panicked"))
     }
+}
+
+/// How long the API server may take to be ready: `ROP_TESTENV_READY_TIMEOUT` seconds, else 60.
+fn ready_timeout() -> Duration {
+    std::env::var("ROP_TESTENV_READY_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(Duration::from_secs(60), Duration::from_secs)
 }
 
 pub(crate) fn arg(flag: &str, path: &Path) -> OsString {
@@ -468,8 +524,8 @@ impl Drop for Guard {
     /// temporary folder (kept with `ROP_TESTENV_KEEP=1`).
     fn drop(&mut self) {
         self.processes.lock().unwrap_or_else(|e| e.into_inner()).stop_all();
-        if let Some((stop, thread)) = self.supervisor.take() {
-            let _ = stop.send(());
+        if let Some((supervise, thread)) = self.supervisor.take() {
+            drop(supervise);
             let _ = thread.join();
         }
         // Not `drop(runtime)`: that panics when the TestEnv is dropped inside an async context.

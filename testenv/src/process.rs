@@ -77,7 +77,12 @@ impl Processes {
 /// signal), which is the supervisor thread, which lives as long as the [`TestEnv`] or the
 /// test process.
 pub(crate) fn spawn(mut command: Command, log: &Path) -> Result<Child, Error> {
-    let out = File::create(log).map_err(io_err(format!("creating {}", log.display())))?;
+    // Appended to: a process started again (`TestEnv::restart_api_server`) goes on in its log.
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(io_err(format!("creating {}", log.display())))?;
     let err = out.try_clone().map_err(io_err(format!("opening {}", log.display())))?;
     command.stdin(Stdio::null()).stdout(out).stderr(err);
     #[cfg(target_os = "linux")]

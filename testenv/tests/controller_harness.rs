@@ -141,6 +141,40 @@ fn owned_objects_are_found_healed_and_left_alone_once_converged() {
     });
 }
 
+/// An API server down for 20 s, long enough that a backoff shared by all the controller's
+/// watches would reach its 30 s cap, and its watches answered with `410 Gone` once it is back:
+/// each watch retries on its own and lists again at once, so a change made as soon as the
+/// server is ready is acted on within seconds (kube-runtime's default took 20 s and more).
+#[test]
+fn a_change_after_an_api_server_restart_is_reconciled_within_seconds() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let project = project();
+    env.block_on(async {
+        let controller = env.start_controller(project.path(), Widgets).await;
+        let widget = controller.create_sample("harness_v1_widget.yaml").await;
+        controller.wait_for(&widget, rop_testenv::caught_up).await;
+
+        env.restart_api_server(std::time::Duration::from_secs(20)).await.unwrap();
+        let back = std::time::Instant::now();
+        controller.patch_spec(&widget, serde_json::json!({ "value": "two" })).await.unwrap();
+        let config_maps = controller.api_of::<ConfigMap>();
+        let bound = std::time::Duration::from_secs(12);
+        let published = tokio::time::timeout(bound, async {
+            loop {
+                let current = config_maps.get_opt("sample").await.ok().flatten();
+                if current.and_then(|c| c.data).is_some_and(|d| d["value"] == "two") {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        });
+        assert!(published.await.is_ok(), "not reconciled within {bound:?} of the API server's return");
+        eprintln!("reconciled {:?} after the API server was ready again", back.elapsed());
+        controller.delete(&widget).await;
+        controller.stop().await;
+    });
+}
+
 #[test]
 fn a_controller_that_writes_on_every_pass_is_not_idempotent() {
     let Some(env) = TestEnv::start_or_skip() else { return };
