@@ -119,6 +119,23 @@ fn only_the_image_is_required() {
 }
 
 #[test]
+fn what_an_image_alone_leaves_to_chance_is_said_after_the_files() {
+    let (_tmp, dir) = project();
+    let image = ["--kind", "Redis", "--image", "redis:7.2-alpine", "--workload", "statefulset"];
+    let out = rop(&dir, &[&MEMCACHED[..6], &image[..]].concat());
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        "warning: no --run-as-user: the Pods run as redis:7.2-alpine's own user, and their `runAsNonRoot: true` refuses one that starts as root (most official images do); give the image's non-root user id, e.g. --run-as-user 1001, or set RUN_AS_USER in the controller\n\
+         warning: no --image-container-port: the Pods get no readiness probe, so the rollout takes a running Pod for a ready one; give the port, e.g. --image-container-port 6379, or give the container a readiness probe in the controller\n"
+    );
+    // A Deployment without a port has nothing to wait for; with a user, nothing is said.
+    let out = rop(&dir, &[&MEMCACHED[..10], &["--run-as-user", "1001"]].concat());
+    assert!(out.status.success() && out.stderr.is_empty(), "{out:?}");
+}
+
+#[test]
 fn delete_api_removes_a_deployed_image_kind_and_its_record() {
     let (_tmp, dir) = project();
     let before = tree(&dir);
@@ -187,7 +204,11 @@ fn cases() -> Vec<Case> {
         },
         Case {
             extra: &["--image", "memcached", "--run-as-user", "-1"],
-            message: "--run-as-user \"-1\" is not a user id (an integer from 0), e.g. --run-as-user 1001",
+            message: "--run-as-user \"-1\" is not a user id (an integer from 1), e.g. --run-as-user 1001",
+        },
+        Case {
+            extra: &["--image", "memcached", "--run-as-user", "0"],
+            message: "--run-as-user 0 is root, which the Pods' `runAsNonRoot: true` (the \"restricted\" Pod Security Standard) refuses: give a user id the image can run as, e.g. --run-as-user 1001",
         },
         Case {
             extra: &["--image", "memcached", "--image-container-command", "memcached,,-v"],

@@ -57,12 +57,14 @@ pub struct CreateApiArgs {
     /// The image's command, words separated by commas, e.g. `memcached,-m=64,-o,modern,-v`.
     #[arg(long, value_name = "COMMAND")]
     pub image_container_command: Option<String>,
-    /// User id the image's container runs as (it never runs as root).
+    /// User id the image's container runs as (not 0: it never runs as root); without it, the
+    /// image's own user, which must not be root.
     #[arg(long, value_name = "UID", allow_hyphen_values = true)]
     pub run_as_user: Option<String>,
-    /// What runs the image: `deployment` (the default), or `statefulset` for replicas with a
-    /// stable name and volume each, a headless Service, a PodDisruptionBudget and an update
-    /// rolled one ordinal at a time.
+    /// What runs the image (with `--image`): `deployment` (the default), or `statefulset` for
+    /// replicas with a stable name and volume each, a headless Service, a PodDisruptionBudget
+    /// and an update rolled one ordinal at a time, each Pod awaited by a readiness probe on
+    /// `--image-container-port`.
     #[arg(long, value_name = "WORKLOAD")]
     pub workload: Option<String>,
     /// Overwrite the kind's types, controller and sample if they exist (their edits are lost).
@@ -265,6 +267,9 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
 
     let Some(changes) = plan.finish(args.force, args.dry_run, "rop create api would write")? else { return Ok(()) };
     ui::info(&plan::summary(&changes));
+    for warning in image.iter().flat_map(DeployImage::warnings) {
+        ui::warning(&warning);
+    }
     ui::info(&format!("Next: edit {}/{}.rs, then run `make manifests`", k.api_dir(), k.snake));
     Ok(())
 }

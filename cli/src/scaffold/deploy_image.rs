@@ -188,6 +188,26 @@ impl DeployImage {
 }
 
 impl DeployImage {
+    /// What the options leave to chance on a real cluster, one sentence each: an image run
+    /// without `--run-as-user` runs as its own user, which `runAsNonRoot` refuses when that is
+    /// root; a StatefulSet without `--image-container-port` has no readiness probe, so its
+    /// rollout takes a running Pod for a ready one.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if self.run_as_user.is_none() {
+            warnings.push(format!(
+                "no --run-as-user: the Pods run as {}'s own user, and their `runAsNonRoot: true` refuses one that starts as root (most official images do); give the image's non-root user id, e.g. --run-as-user 1001, or set RUN_AS_USER in the controller",
+                self.image
+            ));
+        }
+        if self.workload == Workload::StatefulSet && self.container_port.is_none() {
+            warnings.push(
+                "no --image-container-port: the Pods get no readiness probe, so the rollout takes a running Pod for a ready one; give the port, e.g. --image-container-port 6379, or give the container a readiness probe in the controller".to_string(),
+            );
+        }
+        warnings
+    }
+
     /// The options as PROJECT records them.
     pub fn options(&self) -> Options {
         Options {
@@ -271,8 +291,11 @@ fn parse_port(text: &str) -> anyhow::Result<u16> {
 
 fn parse_user(text: &str) -> anyhow::Result<i64> {
     match text.parse::<i64>() {
-        Ok(uid) if uid >= 0 => Ok(uid),
-        _ => bail!("--run-as-user \"{text}\" is not a user id (an integer from 0), e.g. --run-as-user 1001"),
+        Ok(0) => bail!(
+            "--run-as-user 0 is root, which the Pods' `runAsNonRoot: true` (the \"restricted\" Pod Security Standard) refuses: give a user id the image can run as, e.g. --run-as-user 1001"
+        ),
+        Ok(uid) if uid > 0 => Ok(uid),
+        _ => bail!("--run-as-user \"{text}\" is not a user id (an integer from 1), e.g. --run-as-user 1001"),
     }
 }
 
