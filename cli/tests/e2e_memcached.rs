@@ -280,6 +280,19 @@ fn memcached_operator_builds_tests_and_validates() {
     assert_eq!(versions, [("v1alpha1".to_string(), true), ("v1beta1".to_string(), false)]);
     let tenants = std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_tenants.yaml")).unwrap();
     assert!(tenants.contains("scope: Cluster"), "{tenants}");
+    // A sample's kind the group lacks names the group's kinds; one of the project's kinds
+    // under a group the project does not have is said too.
+    let typo = good_sample.replace("kind: Memcached", "kind: Memcache");
+    let other_group = good_sample.replace("cache.example.com/", "cache.example.org/");
+    std::fs::write(&sample, format!("{typo}---\n{other_group}")).unwrap();
+    let out = common::rop(&dir, &["generate"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "config/samples/cache_v1alpha1_memcached.yaml: error[sample.kind] kind: Invalid value: \"Memcache\": group cache.example.com has kinds Memcached, Tenant (fix: set kind to one of them)\n\
+         config/samples/cache_v1alpha1_memcached.yaml: warning[sample.version] apiVersion: the project's kind Memcached is in group cache.example.com, not \"cache.example.org\" (fix: write apiVersion: cache.example.com/<version>, unless the sample is of another project's Memcached)\n\
+         error: 1 sample problem the API server would reject (listed above); fix the samples or the types, then run `rop generate` again; nothing was written\n"
+    );
+    std::fs::write(&sample, &good_sample).unwrap();
     let built = build_test_lint(&dir);
     kubernetes_validate(&dir, &["-".into()], Some(&built));
 

@@ -185,16 +185,12 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
         let shown = format!("config/samples/{}", sample.file_name().unwrap_or_default().to_string_lossy());
         let text = std::fs::read_to_string(&sample).with_context(|| format!("cannot read {shown}"))?;
         for (_, object) in rop_verify::yaml_documents(&text).with_context(|| shown.clone())? {
-            let group = object["apiVersion"].as_str().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
-            let in_group = |crd: &&serde_json::Value| crd["spec"]["group"] == group;
-            // The CRD of the object's kind; for a kind the group lacks (a typo), one of the
-            // group's CRDs, whose check then reports the kind. Other groups are not ours.
-            let crd = crds
-                .iter()
-                .filter(in_group)
-                .find(|crd| crd["spec"]["names"]["kind"] == object["kind"])
-                .or_else(|| crds.iter().find(in_group));
-            for finding in crd.map(|crd| rop_verify::samples::validate_object(crd, &object)).unwrap_or_default() {
+            let findings = match sample_crd(&crds, &object) {
+                Ok(Some(crd)) => rop_verify::samples::validate_object(crd, &object),
+                Ok(None) => Vec::new(),
+                Err(finding) => vec![finding],
+            };
+            for finding in findings {
                 errors += print_finding(&shown, &finding);
             }
         }
@@ -206,6 +202,63 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
         );
     }
     Ok(())
+}
+
+/// The CRD a sample `object` is checked against: the one of its group and kind. `Ok(None)` for
+/// a group and kind the project does not serve (a sample of a built-in kind, or of another
+/// project's), which is not ours to check. Else, as a finding: a kind its group lacks (an
+/// error, naming the group's kinds, or the group's one CRD's check when it has one), and a
+/// kind of the project's under another group (a warning: `kubectl apply -k config/samples`
+/// fails unless the cluster serves that group too).
+fn sample_crd<'a>(
+    crds: &'a [serde_json::Value],
+    object: &serde_json::Value,
+) -> Result<Option<&'a serde_json::Value>, rop_verify::Finding> {
+    let group = object["apiVersion"].as_str().and_then(|v| v.rsplit_once('/')).map_or("", |(g, _)| g);
+    let in_group: Vec<&serde_json::Value> = crds.iter().filter(|crd| crd["spec"]["group"] == group).collect();
+    let kind_of = |crd: &serde_json::Value| crd["spec"]["names"]["kind"].as_str().unwrap_or_default().to_string();
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let finding = |severity, rule, path: &str, message: String, fix: String| rop_verify::Finding {
+        severity,
+        rule,
+        path: path.into(),
+        version: None,
+        message,
+        fix,
+        unbounded: Vec::new(),
+    };
+    if let Some(crd) = in_group.iter().find(|crd| kind_of(crd) == kind) {
+        return Ok(Some(crd));
+    }
+    match in_group.as_slice() {
+        [] => match crds.iter().find(|crd| kind_of(crd) == kind) {
+            Some(ours) if !kind.is_empty() => {
+                let ours = ours["spec"]["group"].as_str().unwrap_or_default();
+                Err(finding(
+                    rop_verify::Severity::Warning,
+                    rop_verify::Rule::SampleVersion,
+                    "apiVersion",
+                    format!("the project's kind {kind} is in group {ours}, not {group:?}"),
+                    format!("write apiVersion: {ours}/<version>, unless the sample is of another project's {kind}"),
+                ))
+            }
+            _ => Ok(None),
+        },
+        [one] => Ok(Some(one)),
+        // No kind at all: any of the group's CRDs says it is required.
+        [first, ..] if kind.is_empty() => Ok(Some(first)),
+        several => {
+            let mut kinds: Vec<String> = several.iter().map(|crd| kind_of(crd)).collect();
+            kinds.sort();
+            Err(finding(
+                rop_verify::Severity::Error,
+                rop_verify::Rule::SampleKind,
+                "kind",
+                format!("Invalid value: {kind:?}: group {group} has kinds {}", kinds.join(", ")),
+                "set kind to one of them".into(),
+            ))
+        }
+    }
 }
 
 /// Refuses two Rust types that declare one version of a kind: a version's file copied without
