@@ -17,10 +17,9 @@ use std::time::{Duration, Instant};
 
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource, ResourceExt};
-use rop::RelatedKind;
 use rop::controller::{
-    Action, Cache, Cleanup, Context, Kind, KindScope, ObjectOf, ObjectRef, OwnedChanges, Reconciler, Watched,
-    error_chain,
+    Action, Cache, Cleanup, Context, Kind, KindScope, ObjectOf, ObjectRef, OwnedChanges, Reconciler, RelatedKind,
+    Watched, error_chain,
 };
 use rop::manager::{Manager, Options};
 use serde::Serialize;
@@ -234,13 +233,20 @@ impl<K: Kind> ControllerTest<K> {
     /// kind) and returns it as the API server stored it.
     ///
     /// # Panics
-    /// When the file is no object of the kind, or the API server refuses it.
+    /// When the file is no object of the kind, the API server refuses it, or what it stored
+    /// does not read back as the kind (the CRD in `config/crd/bases` is older than the types:
+    /// the server prunes the fields it does not know; run `make manifests`).
     pub async fn create_sample(&self, file: &str) -> ObjectOf<K> {
         let path = self.project.join("config/samples").join(file);
         let sample: ObjectOf<K> =
             crate::object_from_file(&path).unwrap_or_else(|err| panic!("the sample {}: {err}", path.display()));
         match self.api().create(&PostParams::default(), &sample).await {
             Ok(created) => created,
+            Err(kube::Error::SerdeError(err)) => panic!(
+                "the API server stored the sample {}, but it does not read back as {}: {err}. The CRD installed from config/crd/bases is likely older than the types (the server drops fields its schema lacks): run `make manifests`",
+                path.display(),
+                <ObjectOf<K> as Resource>::kind(&()),
+            ),
             Err(err) => panic!("the API server refuses the sample {}: {err}", path.display()),
         }
     }

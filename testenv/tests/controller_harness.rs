@@ -207,6 +207,38 @@ fn without_its_crd_the_project_is_told_to_run_make_manifests() {
 }
 
 #[test]
+fn a_crd_older_than_the_types_is_named_when_the_sample_does_not_read_back() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let project = project();
+    // The CRD as it was before `value` was added to the spec: the server prunes the field.
+    let mut crd = serde_json::to_value(Widget::custom_resource_definition()).unwrap();
+    let spec = crd.pointer_mut("/spec/versions/0/schema/openAPIV3Schema/properties/spec").unwrap();
+    *spec = serde_json::json!({ "type": "object" });
+    let file = project.path().join("config/crd/bases/widgets.harness.rop.dev.yaml");
+    std::fs::write(file, serde_yaml::to_string(&crd).unwrap()).unwrap();
+    let created = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        env.block_on(async {
+            let controller = env.start_controller(project.path(), Widgets).await;
+            controller.create_sample("harness_v1_widget.yaml").await;
+        })
+    }));
+    let message = created.unwrap_err();
+    let message = message.downcast_ref::<String>().unwrap();
+    let sample = project.path().join("config/samples/harness_v1_widget.yaml");
+    let expected = format!(
+        "the API server stored the sample {}, but it does not read back as Widget: missing field `value` at line 1 column ",
+        sample.display()
+    );
+    assert!(message.starts_with(&expected), "{message}");
+    assert!(
+        message.ends_with(
+            "is likely older than the types (the server drops fields its schema lacks): run `make manifests`"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
 fn the_kubelet_creates_a_stateful_set_s_pods_in_order_and_holds_one_back() {
     let Some(env) = TestEnv::start_or_skip() else { return };
     env.block_on(async {
