@@ -247,7 +247,7 @@ fn redis_statefulset_rolls_out_one_ordinal_at_a_time_within_its_budget() {
     let crd = s.read("config/crd/bases/cache.example.com_redises.yaml");
     assert!(crd.contains("              minAvailable:\n                anyOf:\n                - type: integer\n                - type: string\n                default: 1\n"), "{crd}");
     // A bad minAvailable is refused at admission, not read as 100 % (the test below creates one).
-    assert!(crd.contains("        - fieldPath: .spec.minAvailable\n          message: minAvailable is a number of replicas (0 or more) or a percentage from \"0%\" to \"100%\"\n"), "{crd}");
+    assert!(crd.contains("        - fieldPath: .spec.minAvailable\n          message: minAvailable is a number of replicas from 0 to replicas, or a percentage from \"0%\" to \"100%\"\n"), "{crd}");
     s.build_test_lint(
         &[],
         &[

@@ -71,11 +71,10 @@ mod written;
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::RelatedKind;
-
 pub use kube::runtime::controller::Action;
 pub use kube::runtime::events::EventType;
 
+pub use crate::RelatedKind;
 pub use changes::OwnedChanges;
 pub use cleanup::Cleanup;
 pub use context::Context;
@@ -161,7 +160,8 @@ pub trait Reconciler: Send + Sync + 'static {
     }
 
     /// Which changes of an object of `owned`, a kind in the kind's `#[rop(owns(...))]`,
-    /// reconcile its owner. [`OwnedChanges::All`], the default, is every change: what a
+    /// reconcile its owner (a kind in `watches(...)` starts [`Reconciler::map_watched`] on
+    /// every change). [`OwnedChanges::All`], the default, is every change: what a
     /// reconciler that reads an owned object's status needs. [`OwnedChanges::Spec`] leaves out
     /// updates of the status alone, a pass each that a reconciler which never reads it does
     /// not need (a StatefulSet whose Pods it watches itself, a PodDisruptionBudget, whose

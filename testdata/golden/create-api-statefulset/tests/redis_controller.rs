@@ -41,7 +41,7 @@ fn redis_rolls_out_its_spec() {
 
         // A new configuration replaces every replica's Pod, highest ordinal first (how the
         // rollout waits for each and keeps the budget is `rop::workload::roll`'s, tested in rop).
-        kubelet.take_created();
+        kubelet.take_created(); // forget the Pods of the first rollout
         let config = json!({ "config": { "app.conf": "version 2" } });
         controller.patch_spec(object, config).await.unwrap();
         controller.wait_for(object, rolled_out).await;

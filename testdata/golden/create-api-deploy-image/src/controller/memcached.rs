@@ -32,7 +32,7 @@ const MANAGED_BY: &str = "memcached-operator";
 const CONTAINER_NAME: &str = "memcached";
 /// The container's command (`--image-container-command`).
 const COMMAND: &[&str] = &["memcached", "-m=64", "-o", "modern", "-v"];
-/// The user the container runs as (`--run-as-user`).
+/// The user the container runs as (`--run-as-user`), and the group of the Pod's volumes.
 const RUN_AS_USER: Option<i64> = Some(1001);
 /// How long a reconciled `Memcached` waits before it is looked at again.
 const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);

@@ -20,8 +20,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rop::RelatedKind;
-use rop::controller::{Action, Cache, Context, ObjectRef, OwnedChanges, Reconciler, Watched};
+use rop::controller::{
+    Action, Cache, Context, ObjectRef, OwnedChanges, Reconciler, RelatedKind, Watched,
+};
 use rop::k8s_openapi::api::apps::v1::StatefulSet;
 use rop::k8s_openapi::api::core::v1::{
     ConfigMap, ConfigMapVolumeSource, Container, ContainerPort, ServicePort, Volume, VolumeMount,

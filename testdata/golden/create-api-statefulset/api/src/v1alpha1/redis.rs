@@ -65,8 +65,8 @@ use serde::{Deserialize, Serialize};
     field_path = ".spec.config"
 ))]
 #[rop(root_validation(
-    rule = "!has(self.spec.minAvailable) || (type(self.spec.minAvailable) == int ? self.spec.minAvailable >= 0 : self.spec.minAvailable.matches('^(100|[1-9]?[0-9])%$'))",
-    message = "minAvailable is a number of replicas (0 or more) or a percentage from \"0%\" to \"100%\"",
+    rule = "!has(self.spec.minAvailable) || (type(self.spec.minAvailable) == int ? self.spec.minAvailable >= 0 && self.spec.minAvailable <= self.spec.replicas : self.spec.minAvailable.matches('^(100|[1-9]?[0-9])%$'))",
+    message = "minAvailable is a number of replicas from 0 to replicas, or a percentage from \"0%\" to \"100%\"",
     field_path = ".spec.minAvailable"
 ))]
 #[rop(printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas"))]
@@ -140,13 +140,13 @@ pub struct RedisStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
     pub conditions: Vec<Condition>,
+    /// The `metadata.generation` this status was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
     /// Replicas whose Pod is ready.
     #[serde(default)]
     pub ready_replicas: i32,
     /// Replicas whose Pod runs the current template.
     #[serde(default)]
     pub updated_replicas: i32,
-    /// The `metadata.generation` this status was computed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
 }
