@@ -12,31 +12,39 @@ use std::time::{Duration, SystemTime};
 
 use futures::{Stream, StreamExt};
 use kube::runtime::utils::Backoff;
-use kube::runtime::watcher;
+use kube::runtime::watcher::{self, Event};
 use tracing::{debug, info, warn};
 
 use super::error::error_chain;
 
 /// The pause after a watch's first error other than `410 Gone`; it doubles with each error
-/// that follows, up to [`MAX_PAUSE`].
+/// that follows, up to [`MAX_PAUSE_UNREACHABLE`] or [`MAX_PAUSE_REFUSED`].
 const FIRST_PAUSE: Duration = Duration::from_millis(200);
-/// The longest pause between two attempts of a watch: how late, at most, a watch sees an API
-/// server that came back (client-go's reflector waits up to 30 s).
-const MAX_PAUSE: Duration = Duration::from_secs(5);
+/// The longest pause while the API server cannot be reached (no answer: refused, reset, timed
+/// out) or answers that it cannot serve yet (a 5xx, a 429, as while it starts): how late, at
+/// most, a watch sees an API server that came back.
+const MAX_PAUSE_UNREACHABLE: Duration = Duration::from_secs(5);
+/// The longest pause while the API server refuses the request (a 4xx: a 403 for a missing RBAC
+/// rule, a 404 for a CRD not installed): it will answer the same until someone changes the
+/// cluster (client-go's reflector waits up to 30 s too).
+const MAX_PAUSE_REFUSED: Duration = Duration::from_secs(30);
 
 /// `stream`, a watch of `what` (a kind, for the logs), retried on its own: after `410 Gone` it
 /// lists again at once; after any other error it pauses [`FIRST_PAUSE`], doubling up to
-/// [`MAX_PAUSE`], with up to a quarter more at random so that many watches do not retry in step;
-/// the first item that gets through resets the pause. The first error of a run is logged at
+/// [`MAX_PAUSE_REFUSED`] when the server refused the request or [`MAX_PAUSE_UNREACHABLE`]
+/// otherwise ([`max_pause`]), plus up to a quarter at random so that many watches do not retry in
+/// step. An event from the server resets the pause; the watcher's own `Init`, which starts
+/// each attempt to list before any request, does not. The first error of a run is logged at
 /// WARN, the rest of the run at DEBUG, and the recovery at INFO, so an outage costs a few lines.
-pub(crate) fn retrying<S, T>(stream: S, what: String) -> impl Stream<Item = Result<T, watcher::Error>> + Send
+pub(crate) fn retrying<S, K>(stream: S, what: String) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
 where
-    S: Stream<Item = Result<T, watcher::Error>> + Send,
-    T: Send,
+    S: Stream<Item = Result<Event<K>, watcher::Error>> + Send,
+    K: Send,
 {
     let mut failures: u32 = 0;
     stream.then(move |item| {
         let pause = match &item {
+            Ok(Event::Init) => None,
             Ok(_) => {
                 if failures > 0 {
                     info!(watch = %what, failures, "watch recovered");
@@ -50,7 +58,7 @@ where
             }
             Err(err) => {
                 failures += 1;
-                let pause = pause(failures);
+                let pause = pause(failures, max_pause(err));
                 if failures == 1 {
                     warn!(watch = %what, error = error_chain(err), retry_in = ?pause, "watch failed, retrying");
                 } else {
@@ -80,11 +88,24 @@ fn gone(error: &watcher::Error) -> bool {
     }
 }
 
+/// The cap of the pause after `error`: [`MAX_PAUSE_REFUSED`] when the API server refused the
+/// request (a 4xx other than 429), else [`MAX_PAUSE_UNREACHABLE`].
+fn max_pause(error: &watcher::Error) -> Duration {
+    let code = match error {
+        watcher::Error::WatchError(status) => status.code,
+        watcher::Error::InitialListFailed(kube::Error::Api(status))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        | watcher::Error::WatchFailed(kube::Error::Api(status)) => status.code,
+        _ => return MAX_PAUSE_UNREACHABLE,
+    };
+    if (400..500).contains(&code) && code != 429 { MAX_PAUSE_REFUSED } else { MAX_PAUSE_UNREACHABLE }
+}
+
 /// The pause after the `failures`-th error in a row: [`FIRST_PAUSE`] doubled for each earlier
-/// one, at most [`MAX_PAUSE`], plus up to a quarter of it.
-fn pause(failures: u32) -> Duration {
+/// one, at most `max`, plus up to a quarter of it.
+fn pause(failures: u32, max: Duration) -> Duration {
     let doubled = FIRST_PAUSE.saturating_mul(1 << failures.saturating_sub(1).min(16));
-    let pause = doubled.min(MAX_PAUSE);
+    let pause = doubled.min(max);
     let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().subsec_nanos();
     pause + pause.mul_f64(f64::from(nanos % 1000) / 4000.0)
 }
@@ -121,10 +142,41 @@ mod tests {
     #[test]
     fn the_pause_doubles_to_its_cap_with_a_little_jitter() {
         for (failures, base) in [(1, 200), (2, 400), (3, 800), (5, 3200), (6, 5000), (40, 5000)] {
-            let pause = pause(failures);
+            let pause = pause(failures, MAX_PAUSE_UNREACHABLE);
             let base = Duration::from_millis(base);
             assert!(pause >= base && pause <= base.mul_f64(1.25), "{failures}: {pause:?}");
         }
+    }
+
+    #[test]
+    fn a_server_that_answers_with_an_error_is_asked_less_often() {
+        let forbidden = watcher::Error::InitialListFailed(kube::Error::Api(status(403)));
+        assert_eq!(max_pause(&forbidden), MAX_PAUSE_REFUSED);
+        assert_eq!(max_pause(&watcher::Error::NoResourceVersion), MAX_PAUSE_UNREACHABLE);
+        // A server that is starting answers 503 for a moment: not a refusal.
+        assert_eq!(max_pause(&watcher::Error::WatchError(status(503))), MAX_PAUSE_UNREACHABLE);
+        assert_eq!(max_pause(&watcher::Error::WatchError(status(429))), MAX_PAUSE_UNREACHABLE);
+        let pause = pause(9, MAX_PAUSE_REFUSED);
+        assert!(pause >= MAX_PAUSE_REFUSED && pause <= MAX_PAUSE_REFUSED.mul_f64(1.25), "{pause:?}");
+    }
+
+    /// kube-runtime's watcher yields `Init` before each attempt to list, without a request:
+    /// a list that keeps failing must not reset the pause.
+    #[tokio::test(start_paused = true)]
+    async fn a_list_that_keeps_failing_backs_off_further() {
+        let refused = || Err(watcher::Error::WatchError(status(500)));
+        let items: Vec<Result<Event<u32>, watcher::Error>> =
+            vec![Ok(Event::Init), refused(), Ok(Event::Init), refused(), Ok(Event::Init), refused()];
+        let mut retried = pin!(retrying(stream::iter(items), "test".into()));
+        let start = tokio::time::Instant::now();
+        let mut at = Vec::new();
+        while retried.next().await.is_some() {
+            at.push(start.elapsed().as_millis());
+        }
+        // 200, then 400 more, then 800 more (each with up to a quarter of jitter).
+        assert!((200..=250).contains(&at[1]), "{at:?}");
+        assert!((600..=750).contains(&at[3]), "{at:?}");
+        assert!((1400..=1750).contains(&at[5]), "{at:?}");
     }
 
     #[test]
@@ -137,14 +189,14 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_410_is_retried_at_once_and_other_errors_after_a_growing_pause() {
-        let items: Vec<Result<u32, watcher::Error>> = vec![
+        let items: Vec<Result<Event<u32>, watcher::Error>> = vec![
             Err(watcher::Error::WatchError(status(410))),
-            Ok(1),
+            Ok(Event::Apply(1)),
             Err(watcher::Error::WatchError(status(500))),
             Err(watcher::Error::WatchError(status(500))),
-            Ok(2),
+            Ok(Event::Apply(2)),
             Err(watcher::Error::WatchError(status(500))),
-            Ok(3),
+            Ok(Event::Apply(3)),
         ];
         let mut retried = pin!(retrying(stream::iter(items), "test".into()));
         let start = tokio::time::Instant::now();
