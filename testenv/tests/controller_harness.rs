@@ -159,15 +159,8 @@ fn a_change_after_an_api_server_restart_is_reconciled_within_seconds() {
         controller.patch_spec(&widget, serde_json::json!({ "value": "two" })).await.unwrap();
         let config_maps = controller.api_of::<ConfigMap>();
         let bound = std::time::Duration::from_secs(12);
-        let published = tokio::time::timeout(bound, async {
-            loop {
-                let current = config_maps.get_opt("sample").await.ok().flatten();
-                if current.and_then(|c| c.data).is_some_and(|d| d["value"] == "two") {
-                    return;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-        });
+        let two = |c: &ConfigMap| c.data.as_ref().is_some_and(|d| d["value"] == "two");
+        let published = tokio::time::timeout(bound, rop_testenv::wait_for(&config_maps, "sample", two));
         assert!(published.await.is_ok(), "not reconciled within {bound:?} of the API server's return");
         eprintln!("reconciled {:?} after the API server was ready again", back.elapsed());
         controller.delete(&widget).await;

@@ -60,16 +60,7 @@ fn a_tenant_claiming_a_namespace_of_another_is_refused_by_the_api_server() {
             .api::<v1alpha1::Tenant>()
             .create(&post, &alpha)
             .await;
-        assert_eq!(
-            refusal(refused),
-            (
-                403,
-                "admission webhook \"vtenant-v1.tenancy.example.com\" denied the request: \
-                 spec.namespaces: namespace acme-dev belongs to the Tenant acme: \
-                 a namespace can belong to one Tenant only"
-                    .to_string()
-            )
-        );
+        assert_eq!(refusal(refused), (403, ACME_DEV_TAKEN.to_string()));
         assert!(
             webhooks.conversion_calls() > 0,
             "converted for the validator"
@@ -82,16 +73,7 @@ fn a_tenant_claiming_a_namespace_of_another_is_refused_by_the_api_server() {
         let refused = api
             .patch("initech", &PatchParams::default(), &Patch::Merge(&take))
             .await;
-        assert_eq!(
-            refusal(refused),
-            (
-                403,
-                "admission webhook \"vtenant-v1.tenancy.example.com\" denied the request: \
-                 spec.namespaces: namespace acme-dev belongs to the Tenant acme: \
-                 a namespace can belong to one Tenant only"
-                    .to_string()
-            )
-        );
+        assert_eq!(refusal(refused), (403, ACME_DEV_TAKEN.to_string()));
         // A Tenant keeps its own namespaces through an update.
         let more =
             serde_json::json!({ "spec": { "admins": ["alice@example.com", "bob@example.com"] } });
@@ -159,6 +141,11 @@ fn a_v1_tenant_keeps_every_admin_through_v1alpha1() {
     });
 }
 // +rop:scaffold:webhook-tests
+
+/// The validator's refusal of a Tenant that claims acme's `acme-dev`.
+const ACME_DEV_TAKEN: &str = "admission webhook \"vtenant-v1.tenancy.example.com\" denied the request: \
+    spec.namespaces: namespace acme-dev belongs to the Tenant acme: \
+    a namespace can belong to one Tenant only";
 
 /// The HTTP code and message of the API server's refusal.
 fn refusal<T: std::fmt::Debug>(result: Result<T, rop::kube::Error>) -> (u16, String) {
