@@ -247,7 +247,7 @@ fn every_switch_renders_valid_objects() {
     assert!(crd["spec"].get("conversion").is_none() && crd["metadata"].get("annotations").is_none(), "{crd:?}");
     let manager = &plain[&("Deployment".to_string(), "other-release-shop-controller-manager".to_string())];
     let container = &manager["spec"]["template"]["spec"]["containers"][0];
-    assert_eq!(container["env"][1], serde_yaml::from_str::<Value>("{name: ENABLE_WEBHOOKS, value: 'false'}").unwrap());
+    assert_eq!(container["env"][2], serde_yaml::from_str::<Value>("{name: ENABLE_WEBHOOKS, value: 'false'}").unwrap());
     assert_eq!(container["ports"].as_sequence().unwrap().len(), 2);
     assert!(container["volumeMounts"].is_null() && manager["spec"]["template"]["spec"]["volumes"].is_null());
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::audit::{AUDIT_LOG, AUDIT_POLICY, requests};
+use crate::audit::{AUDIT_LOG, AUDIT_POLICY, Write, requests, writes};
 use crate::binaries::{Binaries, ETCD, KUBE_APISERVER};
 use crate::error::{Error, io_err};
 use crate::pki::{admission_configuration, generate_pki, kubeconfig_yaml, webhook_client_pki};
@@ -367,6 +367,19 @@ impl TestEnv {
         })?;
         let text = std::fs::read_to_string(&path).map_err(io_err(format!("reading {}", path.display())))?;
         Ok(requests(&text, user))
+    }
+
+    /// The writes `user` made so far as impersonated user, in the order the server received
+    /// them, from the audit log: to check that two managers never wrote at the same time.
+    ///
+    /// # Errors
+    /// The environment has no audit log ([`Options::audit_log`]), or it cannot be read.
+    pub fn writes_of(&self, user: &str) -> Result<Vec<Write>, Error> {
+        let path = self.audit_log().ok_or_else(|| {
+            io_err("reading the audit log")(io::Error::other("the environment was started without Options::audit_log"))
+        })?;
+        let text = std::fs::read_to_string(&path).map_err(io_err(format!("reading {}", path.display())))?;
+        Ok(writes(&text, user))
     }
 
     /// The CA (PEM) that signed the client certificate kube-apiserver presents to admission

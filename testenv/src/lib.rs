@@ -57,6 +57,7 @@ mod status;
 mod wait;
 mod webhooks;
 
+pub use audit::Write;
 pub use binaries::{Binaries, ETCD, KUBE_APISERVER, KUBERNETES_VERSION};
 pub use controller::{ControllerTest, TEST_NAMESPACE, check_controller};
 pub use diff::{diff, lost};

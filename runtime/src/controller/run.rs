@@ -5,7 +5,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures::{StreamExt, TryStreamExt};
+use futures::{Stream, StreamExt, TryStreamExt};
 use kube::api::ApiResource;
 use kube::runtime::controller::{self, Action};
 use kube::runtime::reflector::{self, ObjectRef, reflector};
@@ -29,11 +29,36 @@ use crate::ControllerTarget;
 type Object<R> = ObjectOf<<R as Reconciler>::Kind>;
 
 /// How one controller runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Watch only this namespace (a namespace-scoped manager, `WATCH_NAMESPACE`); `None` watches
     /// every namespace. Cluster-scoped kinds are always watched whole.
     pub watch_namespace: Option<String>,
+    /// `None` reconciles from the start. With a receiver (a replica under leader election),
+    /// the controller watches and fills its caches at once, starts passes only while it holds
+    /// `true`, and reconciles every cached object when it turns `true`: a new leader needs no
+    /// initial list.
+    pub leading: Option<tokio::sync::watch::Receiver<bool>>,
+}
+
+/// `stream`, left out while `leading` holds `false`: its objects are in the caches already,
+/// and the controller reconciles them all when it starts leading.
+fn while_leading<S: Stream>(
+    stream: S,
+    leading: Option<&tokio::sync::watch::Receiver<bool>>,
+) -> impl Stream<Item = S::Item> + use<S> {
+    let leading = leading.cloned();
+    stream.filter(move |_| std::future::ready(leading.as_ref().is_none_or(|leading| *leading.borrow())))
+}
+
+/// One item when `leading` turns `true` (none without a receiver).
+fn became_leader(leading: Option<&tokio::sync::watch::Receiver<bool>>) -> impl Stream<Item = ()> + use<> {
+    let leading = leading.cloned();
+    futures::stream::once(async move {
+        let mut leading = leading?;
+        leading.wait_for(|leading| *leading).await.ok().map(drop)
+    })
+    .filter_map(std::future::ready)
 }
 
 /// A running controller's state, shared by its passes.
@@ -71,10 +96,14 @@ pub async fn run<R: Reconciler>(
         .inspect_ok(move |event| indexing.follow(event))
         .applied_objects()
         .predicate_filter(changed::<Object<R>>, PredicateConfig::default());
+    let leading = options.leading.as_ref();
+    let changes = while_leading(changes, leading);
     let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
     // Each watch retries on its own (`retrying`); a pause of the merged stream would stop all.
-    let mut controller =
-        controller::Controller::for_stream(changes, reader.clone()).with_config(config).trigger_backoff(NoPause);
+    let mut controller = controller::Controller::for_stream(changes, reader.clone())
+        .with_config(config)
+        .trigger_backoff(NoPause)
+        .reconcile_all_on(became_leader(leading));
 
     // Owned kinds reconcile the owner in their controller owner reference; watched kinds the
     // objects `map_watched` names.
@@ -89,12 +118,13 @@ pub async fn run<R: Reconciler>(
     for related in definition.owns {
         let resource = resource(related);
         let changes = owned.watch(client.clone(), namespace, &resource, R::owned_changes(related));
-        controller = controller.owns_stream_with(changes, resource);
+        controller = controller.owns_stream_with(while_leading(changes, leading), resource);
     }
     let mut watched = Vec::new();
     for related in definition.watches {
         let resource = resource(related);
-        watched.push((*related, owned.watch(client.clone(), namespace, &resource, OwnedChanges::All), resource));
+        let changes = owned.watch(client.clone(), namespace, &resource, OwnedChanges::All);
+        watched.push((*related, while_leading(changes, leading), resource));
     }
 
     metrics.init_controller(&name);

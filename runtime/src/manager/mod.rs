@@ -22,8 +22,10 @@
 //!   `/readyz` on `--health-probe-bind-address`;
 //! - serves the webhooks over HTTPS on `--webhook-bind-address` with the certificate in
 //!   `--webhook-cert-dir`, on every replica, unless `--enable-webhooks=false`;
-//! - with `--leader-elect`, waits for the Lease `--leader-election-id` (kube-lease-manager) and
-//!   runs the controllers while it holds it; losing it stops them and fails, so the Pod restarts;
+//! - with `--leader-elect`, competes for the Lease `--leader-election-id` as client-go does
+//!   (`--leader-elect-lease-duration`, `--leader-elect-renew-deadline`,
+//!   `--leader-elect-retry-period`: 15 s, 10 s, 2 s); the controllers watch at once and
+//!   reconcile while it holds the Lease; losing it stops them and fails, so the Pod restarts;
 //! - runs the controllers, in `--watch-namespace` (`WATCH_NAMESPACE`) when set;
 //! - on SIGTERM or Ctrl-C, stops the controllers, lets running passes finish (8 s at most,
 //!   below the Pod's 10 s grace period), releases the lease and stops the servers; a second
@@ -51,7 +53,7 @@ use tracing::{error, info, warn};
 use crate::controller::{self, Metrics, Reconciler, RunOptions};
 use crate::webhook;
 
-pub use options::{BindAddress, Options};
+pub use options::{BindAddress, LeaderElectionTiming, Options, TimingError};
 pub use probes::Readiness;
 
 /// How long running reconciliations get to finish once shutdown starts; below the
@@ -89,12 +91,9 @@ pub enum Error {
     /// The webhook server could not start or failed.
     #[error(transparent)]
     Webhooks(#[from] webhook::ServeError),
-    /// The leader Lease could not be competed for.
-    #[error("failed to start leader election")]
-    LeaderElection(#[source] kube_lease_manager::LeaseManagerError),
-    /// Leader election ended before this replica led.
-    #[error("leader election stopped before the lease was acquired")]
-    LeaseNotAcquired,
+    /// The leader election flags do not fit together.
+    #[error(transparent)]
+    LeaderElectionTiming(#[from] TimingError),
     /// Another replica took the lease: the manager stops so that the Pod restarts.
     #[error("lost the leader lease")]
     LeaseLost,
@@ -178,6 +177,7 @@ impl Manager {
     /// leader election that cannot start, or a lost lease.
     pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<(), Error> {
         let Self { name, options, client, mut registry, metrics, controllers, webhooks } = self;
+        let timing = options.leader_election_timing()?;
         let webhooks = webhooks.map(|server| server.with_metrics(webhook::metrics::Metrics::register(&mut registry)));
         telemetry::init_unless_set();
         let shutdown = CancellationToken::new();
@@ -207,9 +207,9 @@ impl Manager {
         readiness.set_ready();
         let run = Controllers { controllers, client: client.clone(), metrics, options: &options };
         let result = if options.leader_elect {
-            run.run_as_leader(&name, &shutdown).await
+            run.run_as_leader(&name, timing, &shutdown).await
         } else {
-            run.run(shutdown.clone()).await;
+            run.run(shutdown.clone(), None).await;
             Ok(())
         };
 
@@ -233,9 +233,10 @@ struct Controllers<'a> {
 }
 
 impl Controllers<'_> {
-    /// Runs every controller until `shutdown`, and waits for them to stop.
-    async fn run(self, shutdown: CancellationToken) {
-        let options = RunOptions { watch_namespace: self.options.watch_namespace().map(String::from) };
+    /// Runs every controller until `shutdown`, and waits for them to stop. With `leading`,
+    /// they watch at once but reconcile only while it holds `true`.
+    async fn run(self, shutdown: CancellationToken, leading: Option<tokio::sync::watch::Receiver<bool>>) {
+        let options = RunOptions { watch_namespace: self.options.watch_namespace().map(String::from), leading };
         let running = futures::future::join_all(
             self.controllers
                 .into_iter()
@@ -253,40 +254,31 @@ impl Controllers<'_> {
         }
     }
 
-    /// Waits for the leader Lease, then runs the controllers while holding it. Losing the lease
-    /// stops the controllers and fails, so the Pod restarts.
-    async fn run_as_leader(self, name: &str, shutdown: &CancellationToken) -> Result<(), Error> {
+    /// Competes for the leader Lease while the controllers watch (a warm standby: their caches
+    /// are full when it leads), and lets them reconcile while it leads. On `shutdown` the
+    /// passes finish, then the Lease is released so a standby takes over at once. A leader
+    /// that loses the Lease drops its passes where they stand and fails, so the Pod restarts.
+    async fn run_as_leader(
+        self,
+        name: &str,
+        timing: LeaderElectionTiming,
+        shutdown: &CancellationToken,
+    ) -> Result<(), Error> {
         let namespace = self.options.leader_election_namespace.clone();
         let lease = self.options.leader_election_id.clone().unwrap_or_else(|| format!("{name}-leader"));
-        // POD_NAME (from the downward API) shows the Pod in the Lease's holderIdentity.
-        let identity = std::env::var("POD_NAME").ok();
-        let mut leader = leader::Leader::start(self.client.clone(), &namespace, &lease, identity)
-            .await
-            .map_err(Error::LeaderElection)?;
-        info!(lease = %format!("{namespace}/{lease}"), "waiting to become the leader");
-        let acquired = tokio::select! {
-            acquired = leader.acquired() => acquired,
-            () = shutdown.cancelled() => {
-                leader.release().await;
-                return Ok(());
-            }
-        };
-        if !acquired {
-            leader.release().await;
-            return Err(Error::LeaseNotAcquired);
-        }
-        info!("became the leader");
-        let controllers = self.run(shutdown.clone());
+        let identity = self.options.leader_election_identity.clone();
+        let mut leader = leader::Leader::start(self.client.clone(), &namespace, &lease, identity, timing);
+        let controllers = self.run(shutdown.clone(), Some(leader.leading()));
         tokio::pin!(controllers);
         let lost = tokio::select! {
             () = &mut controllers => false,
-            () = leader.lost() => {
-                error!("lost the leader lease, stopping the controllers");
-                shutdown.cancel();
-                controllers.await;
-                true
-            }
+            () = leader.lost() => true,
         };
+        if lost {
+            // Not polled again: no pass writes after this.
+            error!("lost the leader lease, stopping the controllers");
+            shutdown.cancel();
+        }
         leader.release().await;
         if lost { Err(Error::LeaseLost) } else { Ok(()) }
     }

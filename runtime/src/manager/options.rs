@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::time::Duration;
 
 /// An address to serve on, or `0` for none (controller-runtime's convention for
 /// `--metrics-bind-address` and `--health-probe-bind-address`). As in Go, `:8080` is port 8080
@@ -63,6 +64,26 @@ pub struct Options {
     #[arg(long)]
     pub leader_election_id: Option<String>,
 
+    /// This replica's name in the Lease's `holderIdentity`: the Pod's name (`POD_NAME`, which
+    /// `config/manager/manager.yaml` sets from the downward API); the host name and a random
+    /// suffix when not set.
+    #[arg(long, env = "POD_NAME")]
+    pub leader_election_identity: Option<String>,
+
+    /// How long a standby waits, after it last saw the leader renew the Lease, before it takes
+    /// over (`15s`, `1m`: a number and a unit).
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    pub leader_elect_lease_duration: Duration,
+
+    /// How long the leader keeps trying to renew the Lease before it stops leading; below the
+    /// lease duration, so it stops before a standby may take over.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub leader_elect_renew_deadline: Duration,
+
+    /// How often the leader renews the Lease, and a standby tries to acquire it.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pub leader_elect_retry_period: Duration,
+
     /// Watch and reconcile objects in this namespace only (a namespace-scoped manager, see
     /// `rop edit --namespaced`); unset or empty watches every namespace.
     #[arg(long, env = "WATCH_NAMESPACE")]
@@ -98,6 +119,10 @@ impl Options {
             leader_elect: false,
             leader_election_namespace: "default".into(),
             leader_election_id: None,
+            leader_election_identity: None,
+            leader_elect_lease_duration: LeaderElectionTiming::DEFAULT.lease_duration,
+            leader_elect_renew_deadline: LeaderElectionTiming::DEFAULT.renew_deadline,
+            leader_elect_retry_period: LeaderElectionTiming::DEFAULT.retry_period,
             watch_namespace: None,
             webhook_bind_address: SocketAddr::from(([127, 0, 0, 1], 0)),
             webhook_cert_dir: PathBuf::from(crate::webhook::DEFAULT_CERT_DIR),
@@ -110,6 +135,84 @@ impl Options {
     pub fn watch_namespace(&self) -> Option<&str> {
         self.watch_namespace.as_deref().filter(|ns| !ns.is_empty())
     }
+
+    /// The leader election's three durations, checked.
+    ///
+    /// # Errors
+    /// As [`LeaderElectionTiming::new`].
+    pub fn leader_election_timing(&self) -> Result<LeaderElectionTiming, TimingError> {
+        LeaderElectionTiming::new(
+            self.leader_elect_lease_duration,
+            self.leader_elect_renew_deadline,
+            self.leader_elect_retry_period,
+        )
+    }
+}
+
+/// How leader election paces itself; controller-runtime's defaults are 15 s, 10 s and 2 s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeaderElectionTiming {
+    /// How long a standby waits after it last saw the Lease renewed before it takes over.
+    pub lease_duration: Duration,
+    /// How long the leader keeps trying to renew before it stops leading.
+    pub renew_deadline: Duration,
+    /// The pause between the leader's renewals and between a standby's attempts.
+    pub retry_period: Duration,
+}
+
+impl LeaderElectionTiming {
+    /// controller-runtime's (and client-go's usual) values: 15 s, 10 s, 2 s.
+    pub const DEFAULT: Self = Self {
+        lease_duration: Duration::from_secs(15),
+        renew_deadline: Duration::from_secs(10),
+        retry_period: Duration::from_secs(2),
+    };
+
+    /// Checks the rules client-go's `NewLeaderElector` checks: the lease duration is above the
+    /// renew deadline (so a leader that cannot renew stops before a standby may take over), the
+    /// renew deadline is above 1.2 retry periods (room for one jittered retry), and the lease
+    /// duration is a whole number of seconds, at least one (the Lease stores seconds).
+    ///
+    /// # Errors
+    /// [`TimingError`] naming the flags to change.
+    pub fn new(
+        lease_duration: Duration,
+        renew_deadline: Duration,
+        retry_period: Duration,
+    ) -> Result<Self, TimingError> {
+        if lease_duration.subsec_nanos() != 0 || lease_duration.is_zero() {
+            return Err(TimingError(format!(
+                "--leader-elect-lease-duration must be a whole number of seconds, at least 1s (got {lease_duration:?})"
+            )));
+        }
+        if retry_period.is_zero() {
+            return Err(TimingError("--leader-elect-retry-period must be above zero".into()));
+        }
+        if lease_duration <= renew_deadline {
+            return Err(TimingError(format!(
+                "--leader-elect-lease-duration ({lease_duration:?}) must be longer than --leader-elect-renew-deadline ({renew_deadline:?}), so that a leader that cannot renew stops before a standby takes over"
+            )));
+        }
+        if renew_deadline <= retry_period.mul_f64(1.2) {
+            return Err(TimingError(format!(
+                "--leader-elect-renew-deadline ({renew_deadline:?}) must be longer than 1.2 times --leader-elect-retry-period ({retry_period:?})"
+            )));
+        }
+        Ok(Self { lease_duration, renew_deadline, retry_period })
+    }
+}
+
+/// Leader election durations that do not fit together.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TimingError(String);
+
+/// A duration as Go's flags write it: `15s`, `500ms`, `1m30s`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let parsed: k8s_openapi::jiff::SignedDuration = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration: write a number and a unit, as `15s` or `500ms`"))?;
+    Duration::try_from(parsed).map_err(|_| format!("`{text}` is negative"))
 }
 
 #[cfg(test)]
@@ -141,6 +244,48 @@ mod tests {
         assert_eq!(args.manager.health_probe_bind_address, BindAddress(Some("0.0.0.0:8081".parse().unwrap())));
         assert_eq!(args.manager.webhook_bind_address, "0.0.0.0:9443".parse().unwrap());
         assert!(!args.manager.leader_elect);
+    }
+
+    #[test]
+    fn leader_election_defaults_are_controller_runtimes() {
+        let args = Args::try_parse_from(["manager"]).unwrap();
+        assert_eq!(args.manager.leader_election_timing(), Ok(LeaderElectionTiming::DEFAULT));
+        let args = Args::try_parse_from([
+            "manager",
+            "--leader-elect-lease-duration",
+            "1m",
+            "--leader-elect-retry-period=500ms",
+        ])
+        .unwrap();
+        assert_eq!(args.manager.leader_elect_lease_duration, Duration::from_secs(60));
+        assert_eq!(args.manager.leader_elect_retry_period, Duration::from_millis(500));
+    }
+
+    #[test]
+    fn leader_election_durations_that_do_not_fit_are_refused() {
+        let timing = |lease, renew, retry| {
+            let secs = Duration::from_secs_f64;
+            LeaderElectionTiming::new(secs(lease), secs(renew), secs(retry)).map_err(|err| err.to_string())
+        };
+        assert_eq!(
+            timing(10.0, 10.0, 2.0),
+            Err("--leader-elect-lease-duration (10s) must be longer than --leader-elect-renew-deadline (10s), so that a leader that cannot renew stops before a standby takes over".into())
+        );
+        assert_eq!(
+            timing(15.0, 2.0, 2.0),
+            Err("--leader-elect-renew-deadline (2s) must be longer than 1.2 times --leader-elect-retry-period (2s)"
+                .into())
+        );
+        assert_eq!(
+            timing(1.5, 1.0, 0.5),
+            Err("--leader-elect-lease-duration must be a whole number of seconds, at least 1s (got 1.5s)".into())
+        );
+        assert_eq!(timing(4.0, 3.0, 1.0).map(|t| t.retry_period), Ok(Duration::from_secs(1)));
+        let err = Args::try_parse_from(["manager", "--leader-elect-lease-duration", "soon"]).unwrap_err();
+        assert!(
+            err.to_string().contains("`soon` is not a duration: write a number and a unit, as `15s` or `500ms`"),
+            "{err}"
+        );
     }
 
     #[test]
