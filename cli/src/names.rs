@@ -28,6 +28,11 @@ pub fn check_project_name(name: &str) -> Result<(), NameError> {
         Err(NameError(format!(
             "project name \"{name}\" is the name of a rop crate the project depends on: use --project-name {name}-operator"
         )))
+    } else if let Some(clash) = crate_name_clash(name) {
+        Err(NameError(format!(
+            "project name \"{name}\" becomes the Rust crate `{crate_name}`, {clash}, so `use {crate_name}::...` in the project would not compile: use --project-name {name}-operator",
+            crate_name = name.replace('-', "_")
+        )))
     } else if dns_label(name) {
         Ok(())
     } else {
@@ -38,6 +43,19 @@ pub fn check_project_name(name: &str) -> Result<(), NameError> {
         Err(NameError(format!(
             "project name \"{name}\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): {fix}"
         )))
+    }
+}
+
+/// Why the crate a project named `name` becomes cannot be named in paths: a Rust keyword
+/// (strict or reserved: `gen`, `try`, `async`) or a crate every Rust program sees already.
+fn crate_name_clash(name: &str) -> Option<&'static str> {
+    let crate_name = name.replace('-', "_");
+    if RUST_KEYWORDS.contains(&crate_name.as_str()) {
+        Some("a Rust keyword")
+    } else if ["std", "core", "alloc", "proc_macro", "test"].contains(&crate_name.as_str()) {
+        Some("the name of a crate of the standard library")
+    } else {
+        None
     }
 }
 
@@ -57,7 +75,9 @@ fn project_name_like(name: &str) -> Option<String> {
     }
     out.truncate(63);
     let out = out.trim_end_matches('-').to_string();
-    let valid = dns_label(&out) && !["rop", "rop-macros", "rop-cli"].contains(&out.as_str());
+    let valid = dns_label(&out)
+        && !["rop", "rop-macros", "rop-cli"].contains(&out.as_str())
+        && crate_name_clash(&out).is_none();
     (valid && out != name).then_some(out)
 }
 
@@ -262,7 +282,8 @@ mod tests {
                     && !name.starts_with('-') && !name.ends_with('-');
                 let digit = name.starts_with(|c: char| c.is_ascii_digit());
                 let ours = ["rop", "rop-macros", "rop-cli"].contains(&name.as_str());
-                prop_assert_eq!(check_project_name(&name).is_ok(), dns && !digit && !ours);
+                let clash = RUST_KEYWORDS.contains(&name.as_str()) || ["std", "core", "alloc", "test"].contains(&name.as_str());
+                prop_assert_eq!(check_project_name(&name).is_ok(), dns && !digit && !ours && !clash);
             }
 
             /// Plurals of valid lower-case names are valid plurals, differ from the singular

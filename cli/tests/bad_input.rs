@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::{rop, rop_ok, tree};
 
@@ -261,6 +261,18 @@ fn cases() -> Vec<Case> {
             setup: Empty,
             code: 1,
             message: "project name \"rop\" is the name of a rop crate the project depends on: use --project-name rop-operator",
+        },
+        Case {
+            args: &["init", "--project-name", "gen"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"gen\" becomes the Rust crate `gen`, a Rust keyword, so `use gen::...` in the project would not compile: use --project-name gen-operator",
+        },
+        Case {
+            args: &["init", "--project-name", "proc-macro"],
+            setup: Empty,
+            code: 1,
+            message: "project name \"proc-macro\" becomes the Rust crate `proc_macro`, the name of a crate of the standard library, so `use proc_macro::...` in the project would not compile: use --project-name proc-macro-operator",
         },
         // create api: contradictions with the project
         Case {
@@ -670,21 +682,37 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-#[test]
-fn a_folder_name_that_is_no_project_name_gets_a_valid_one() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ünï-operator");
+/// Runs `rop init` without `--project-name` in a new folder `name`: the error, and the folder.
+fn init_refused_in_folder(tmp: &Path, name: &str) -> (String, PathBuf) {
+    let dir = tmp.join(name);
     std::fs::create_dir(&dir).unwrap();
     let out = rop(&dir, &["init", "--domain", "example.com"]);
     assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing written");
+    (String::from_utf8_lossy(&out.stderr).trim_end().to_string(), dir)
+}
+
+#[test]
+fn a_folder_name_that_is_no_project_name_gets_a_valid_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (error, dir) = init_refused_in_folder(tmp.path(), "ünï-operator");
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim_end(),
+        error,
         "error: project name \"ünï-operator\" is not a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters): use --project-name uni-operator (without --project-name, the project is named after its folder)"
     );
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     let out =
         rop(&dir, &["init", "--domain", "example.com", "--project-name", "uni-operator", "--rop-version", "0.1.0"]);
     assert!(out.status.success(), "the suggested name is accepted: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_folder_named_as_a_rust_keyword_is_refused_with_the_flag_to_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (error, _) = init_refused_in_folder(tmp.path(), "gen");
+    assert_eq!(
+        error,
+        "error: project name \"gen\" becomes the Rust crate `gen`, a Rust keyword, so `use gen::...` in the project would not compile: use --project-name gen-operator (without --project-name, the project is named after its folder)"
+    );
 }
 
 #[test]

@@ -40,6 +40,32 @@ impl Drop for Telemetry {
     }
 }
 
+/// The target of kube-client's TLS warnings.
+const KUBE_TLS: &str = "kube_client::client::tls";
+
+/// Lets each of kube-client's TLS warnings through once: with `insecure-skip-tls-verify` in
+/// the kubeconfig it warns `Server cert bypassed` at every new connection (hundreds of lines
+/// in a run), which the manager says once itself when it connects.
+fn kube_tls_warnings_once<S>() -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + 'static,
+{
+    let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+    tracing_subscriber::filter::DynFilterFn::new(move |meta, _: &tracing_subscriber::layer::Context<'_, S>| {
+        !meta.is_event()
+            || !meta.target().starts_with(KUBE_TLS)
+            || seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(meta.callsite())
+    })
+    // Asked at every event of those callsites, not once per callsite.
+    .with_callsite_filter(|meta| {
+        if meta.target().starts_with(KUBE_TLS) {
+            tracing::subscriber::Interest::sometimes()
+        } else {
+            tracing::subscriber::Interest::always()
+        }
+    })
+}
+
 /// Whether log lines get ANSI colours: only on a terminal, and never with `NO_COLOR` set.
 fn colours() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
@@ -51,7 +77,7 @@ fn colours() -> bool {
 pub fn init(service: &str) -> Telemetry {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LEVELS));
     let logs = tracing_subscriber::fmt::layer().with_ansi(colours());
-    let registry = tracing_subscriber::registry().with(filter).with(logs);
+    let registry = tracing_subscriber::registry().with(filter).with(kube_tls_warnings_once()).with(logs);
     #[cfg(feature = "otel")]
     {
         let (traces, provider) = otel::layer(service);
@@ -71,7 +97,8 @@ pub fn init(service: &str) -> Telemetry {
 /// already: a manager run inside a test (`Manager::run_until`) logs like a deployed one.
 pub(crate) fn init_unless_set() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LEVELS));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().with_ansi(false).try_init();
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().with_ansi(false).finish();
+    let _ = logs.with(kube_tls_warnings_once()).try_init();
 }
 
 #[cfg(feature = "otel")]
@@ -112,5 +139,43 @@ mod otel {
             SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource.build()).build();
         let tracer = provider.tracer(service.to_string());
         (Some(tracing_opentelemetry::layer().with_tracer(tracer)), Some(provider))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use tracing_subscriber::layer::SubscriberExt;
+
+    /// The lines written, shared with the subscriber.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn kube_clients_tls_warning_is_logged_once() {
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let logs = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+        tracing::subscriber::with_default(logs.with(super::kube_tls_warnings_once()), || {
+            for _ in 0..3 {
+                tracing::warn!(target: "kube_client::client::tls::rustls_tls", "Server cert bypassed");
+                tracing::warn!(target: "rop::controller::retry", "watch failed, retrying");
+            }
+        });
+        let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text.matches("Server cert bypassed").count(), 1, "{text}");
+        assert_eq!(text.matches("watch failed, retrying").count(), 3, "{text}");
     }
 }
