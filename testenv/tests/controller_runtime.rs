@@ -291,6 +291,37 @@ fn the_runtime_finalizes_applies_retries_and_cleans_up() {
     });
 }
 
+/// An object of the owned object's name that exists already is never adopted: not one with no
+/// controller (the server would let the apply take it), nor one another object controls.
+#[test]
+fn an_object_of_the_owned_name_that_exists_is_not_adopted() {
+    with_gadgets(|client, gadgets, _reconciler, metrics| async move {
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        let theirs = ConfigMap {
+            metadata: ObjectMeta { name: Some("taken".into()), ..ObjectMeta::default() },
+            data: Some([("value".to_string(), "theirs".to_string())].into()),
+            ..ConfigMap::default()
+        };
+        config_maps.create(&PostParams::default(), &theirs).await.unwrap();
+        gadgets.create(&PostParams::default(), &gadget("taken")).await.unwrap();
+        let events: Api<Event> = Api::namespaced(client.clone(), "default");
+        let warning = wait_for_events(&events, "taken").await;
+        let note = warning.note.unwrap();
+        let expected = "reconcile failed: ApiError: ConfigMap default/taken already exists and has no controller, not Gadget taken: it is not adopted; delete it, or rename Gadget taken: AlreadyExists";
+        assert!(note.starts_with(expected), "{note}");
+        let reason = ErrorLabels { controller: "gadget".into(), reason: "already_exists" };
+        assert!(metrics.reconcile_errors.get_or_create(&reason).get() >= 1);
+        let left = config_maps.get("taken").await.unwrap();
+        assert!(left.owner_references().is_empty(), "{left:?}");
+        assert_eq!(left.data.unwrap()["value"], "theirs");
+
+        // Once it is gone, the next try creates the gadget's own.
+        config_maps.delete("taken", &DeleteParams::default()).await.unwrap();
+        let ours = wait_for(&config_maps, "taken", |c| !c.owner_references().is_empty()).await;
+        assert_eq!(ours.data.unwrap()["value"], "taken-value");
+    });
+}
+
 #[test]
 fn a_terminal_error_stalls_the_object_until_it_changes() {
     with_gadgets(|client, gadgets, reconciler, metrics| async move {

@@ -105,9 +105,18 @@ impl<K: Kind> Context<K> {
     /// sent, while the watch shows it unchanged since, is not even sent: the object that apply
     /// returned is returned again.
     ///
+    /// An object of that name that exists and is not controlled by `owner` is never adopted,
+    /// whether it has no controller or another one (controller-runtime's `AlreadyOwnedError`
+    /// covers only the second): the apply fails, the pass fails, and its error names the
+    /// object in the Warning Event and, for `rop::workload`, the `Degraded` condition. The
+    /// check reads the watch of a kind in `#[rop(owns(...))]` or `watches(...)`, at no cost;
+    /// for other kinds the API server refuses only a second controller.
+    ///
     /// # Errors
     /// The API server's refusal: an invalid object, no RBAC permission for the kind
-    /// (`#[rop(owns(...))]` gives it), or an object of that name another controller owns.
+    /// (`#[rop(owns(...))]` gives it), or an object of that name another controller owns;
+    /// for an owned or watched kind, an object of that name not controlled by `owner`: a
+    /// `409 AlreadyExists` written here, not by the server (its reason is `already_exists`).
     pub async fn apply<D>(&self, owner: &ObjectOf<K>, mut desired: D) -> Result<D, kube::Error>
     where
         D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
@@ -123,6 +132,11 @@ impl<K: Kind> Context<K> {
         }
         if let Some(stored) = self.owned.unchanged(&desired) {
             return Ok(stored);
+        }
+        if let Some(uid) = owner.uid()
+            && let Some(controller) = self.owned.foreign_controller(&self.client, &desired, &uid).await?
+        {
+            return Err(not_adopted(owner, &desired, controller));
         }
         let api: Api<D> = scope::api(self.client.clone(), desired.meta().namespace.as_deref());
         let params = PatchParams::apply(&self.field_manager).force();
@@ -193,6 +207,30 @@ fn shorten(text: String, max: usize) -> String {
     short
 }
 
+/// The error of an apply that would adopt `desired`: a `409 AlreadyExists` naming the object,
+/// its `controller` (`None`: none), and what to do.
+fn not_adopted<O: Resource, D: Resource<DynamicType = ()>>(
+    owner: &O,
+    desired: &D,
+    controller: Option<String>,
+) -> kube::Error
+where
+    O::DynamicType: Default,
+{
+    let held = match controller {
+        Some(controller) => format!("is controlled by {controller}"),
+        None => "has no controller".to_string(),
+    };
+    let object = match desired.namespace() {
+        Some(namespace) => format!("{} {namespace}/{}", D::kind(&()), desired.name_any()),
+        None => format!("{} {}", D::kind(&()), desired.name_any()),
+    };
+    let owner = format!("{} {}", O::kind(&O::DynamicType::default()), owner.name_any());
+    let message =
+        format!("{object} already exists and {held}, not {owner}: it is not adopted; delete it, or rename {owner}");
+    kube::Error::Api(Box::new(kube::core::Status::failure(&message, "AlreadyExists").with_code(409)))
+}
+
 impl<K: Kind> Context<K> {
     /// What this controller wrote on top of versions its cache may still show.
     pub(crate) fn written(&self) -> &Written {
@@ -202,6 +240,26 @@ impl<K: Kind> Context<K> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_object_not_adopted_is_named_with_its_controller() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let owner = ConfigMap {
+            metadata: kube::api::ObjectMeta { name: Some("web".into()), ..Default::default() },
+            ..Default::default()
+        };
+        let mut desired = owner.clone();
+        desired.metadata.namespace = Some("shop".into());
+        let error = super::not_adopted(&owner, &desired, None);
+        let expected = "ApiError: ConfigMap shop/web already exists and has no controller, not ConfigMap web: it is not adopted; delete it, or rename ConfigMap web: AlreadyExists";
+        assert!(super::error_chain(&error).starts_with(expected), "{error}");
+        assert_eq!(super::super::error_reason(&error), "already_exists");
+        let error = super::not_adopted(&owner, &desired, Some("Memcached other".into()));
+        assert!(
+            error.to_string().contains("already exists and is controlled by Memcached other, not ConfigMap web"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn a_long_note_is_cut_to_what_the_api_server_takes() {
         let long = "é".repeat(2000);

@@ -69,8 +69,8 @@ pub fn is_terminal(error: &(dyn std::error::Error + 'static)) -> bool {
 
 /// A short, bounded name for `error`, for the `reason` label of
 /// `controller_runtime_reconcile_errors_total`: the HTTP status of the first `kube::Error` in
-/// its chain (`conflict` 409, `not_found` 404, `forbidden` 403, `invalid` 422, else `api`), or
-/// `reconcile` when no API call failed.
+/// its chain (`conflict` 409, `already_exists` 409 AlreadyExists, `not_found` 404,
+/// `forbidden` 403, `invalid` 422, else `api`), or `reconcile` when no API call failed.
 pub fn error_reason(error: &(dyn std::error::Error + 'static)) -> &'static str {
     let mut current = Some(error);
     while let Some(error) = current {
@@ -87,6 +87,11 @@ pub fn error_reason(error: &(dyn std::error::Error + 'static)) -> &'static str {
             error.downcast_ref::<Box<kube::core::Status>>().map(|status| status.code)
         };
         if let Some(code) = code {
+            // A 409 is a conflict (an update on an old resourceVersion), routine, unless the
+            // object exists: a create that lost, or an apply that would adopt.
+            if code == 409 && already_exists(error) {
+                return "already_exists";
+            }
             return match code {
                 409 => "conflict",
                 404 => "not_found",
@@ -98,6 +103,18 @@ pub fn error_reason(error: &(dyn std::error::Error + 'static)) -> &'static str {
         current = error.source();
     }
     "reconcile"
+}
+
+/// Whether `error` is the API server's (or [`crate::controller::Context::apply`]'s) `409
+/// AlreadyExists`.
+fn already_exists(error: &(dyn std::error::Error + 'static)) -> bool {
+    let status = match error.downcast_ref::<kube::Error>() {
+        Some(kube::Error::Api(status)) => Some(&**status),
+        _ => error
+            .downcast_ref::<kube::core::Status>()
+            .or_else(|| error.downcast_ref::<Box<kube::core::Status>>().map(|s| &**s)),
+    };
+    status.is_some_and(|status| status.reason == "AlreadyExists")
 }
 
 /// Formats `error` with its causes, `outer: cause: root cause`, leaving out a cause whose

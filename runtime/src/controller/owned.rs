@@ -110,6 +110,48 @@ impl Owned {
         }
     }
 
+    /// Who controls the object `desired` names, when it exists and `owner_uid` is not its
+    /// controller: `Some(None)` for an object without a controller, `Some(Some("Kind name"))`
+    /// for one another object controls; `None` when it does not exist (or `owner_uid`
+    /// controls it, or the kind is not watched). Read from the watch once it has listed, from
+    /// the API server before.
+    ///
+    /// # Errors
+    /// The API server's, when it is asked.
+    pub(crate) async fn foreign_controller<D>(
+        &self,
+        client: &Client,
+        desired: &D,
+        owner_uid: &str,
+    ) -> Result<Option<Option<String>>, kube::Error>
+    where
+        D: Resource<DynamicType = ()>,
+    {
+        let key = key(desired);
+        let Some((resource, store)) = self.stores.get(&(key.0.clone(), key.1.clone())) else { return Ok(None) };
+        let mut reference = ObjectRef::new_with(&key.3, resource.clone());
+        if !key.2.is_empty() {
+            reference = reference.within(&key.2);
+        }
+        let listed = futures::FutureExt::now_or_never(store.wait_until_ready()).is_some_and(|ready| ready.is_ok());
+        let owners = if listed {
+            store.get(&reference).map(|stored| stored.metadata.owner_references.clone().unwrap_or_default())
+        } else {
+            let api: Api<PartialObjectMeta<DynamicObject>> = match key.2.as_str() {
+                "" => Api::all_with(client.clone(), resource),
+                namespace => Api::namespaced_with(client.clone(), namespace, resource),
+            };
+            api.get_metadata_opt(&key.3).await?.map(|stored| stored.metadata.owner_references.unwrap_or_default())
+        };
+        let Some(owners) = owners else { return Ok(None) };
+        let controller = owners.into_iter().find(|reference| reference.controller == Some(true));
+        Ok(match controller {
+            Some(controller) if controller.uid == owner_uid => None,
+            Some(controller) => Some(Some(format!("{} {}", controller.kind, controller.name))),
+            None => Some(None),
+        })
+    }
+
     /// The object's `resourceVersion` in its kind's watch.
     fn resource_version(&self, key: &Key) -> Option<String> {
         let (resource, store) = self.stores.get(&(key.0.clone(), key.1.clone()))?;
