@@ -55,6 +55,8 @@ pub struct TestEnv {
 enum Supervise {
     /// Start kube-apiserver again, as it was first started; answer whether it did.
     StartApiServer(tokio::sync::oneshot::Sender<Result<(), Error>>),
+    /// Start etcd again, as it was first started (same data folder and ports).
+    StartEtcd(tokio::sync::oneshot::Sender<Result<(), Error>>),
 }
 
 /// Owns what must be cleaned up, from the moment the processes are spawned; its `Drop` stops
@@ -209,8 +211,11 @@ impl TestEnv {
         // The supervisor thread spawns both processes (so that, on Linux, they die with it)
         // and then waits until the TestEnv is dropped, or the process exits, starting
         // kube-apiserver again when asked (`TestEnv::restart_api_server`).
-        let program = apiserver.get_program().to_owned();
-        let args: Vec<OsString> = apiserver.get_args().map(ToOwned::to_owned).collect();
+        let command_line = |command: &Command| -> (OsString, Vec<OsString>) {
+            (command.get_program().to_owned(), command.get_args().map(ToOwned::to_owned).collect())
+        };
+        let (api_program, api_args) = command_line(&apiserver);
+        let (etcd_program, etcd_args) = command_line(&etcd);
         let processes = Arc::new(Mutex::new(Processes::default()));
         let (spawned_tx, spawned_rx) = mpsc::channel::<Result<(), Error>>();
         let (supervise, requests) = mpsc::channel::<Supervise>();
@@ -228,13 +233,21 @@ impl TestEnv {
                     Ok(())
                 })();
                 let _ = spawned_tx.send(result);
-                // Returns on a stop message or when the TestEnv (the sender) is gone.
                 // Ends when the TestEnv (the sender) is gone.
-                while let Ok(Supervise::StartApiServer(reply)) = requests.recv() {
-                    let mut again = Command::new(&program);
-                    again.args(&args);
-                    let started = spawn(again, &api_log2).map(|child| {
-                        shared.lock().unwrap_or_else(|e| e.into_inner()).kube_apiserver = Some(child);
+                while let Ok(request) = requests.recv() {
+                    let (reply, program, args, log) = match request {
+                        Supervise::StartApiServer(reply) => (reply, &api_program, &api_args, &api_log2),
+                        Supervise::StartEtcd(reply) => (reply, &etcd_program, &etcd_args, &etcd_log2),
+                    };
+                    let mut again = Command::new(program);
+                    again.args(args);
+                    let started = spawn(again, log).map(|child| {
+                        let mut processes = shared.lock().unwrap_or_else(|e| e.into_inner());
+                        if program == &api_program {
+                            processes.kube_apiserver = Some(child);
+                        } else {
+                            processes.etcd = Some(child);
+                        }
                     });
                     let _ = reply.send(started);
                 }
@@ -423,21 +436,43 @@ impl TestEnv {
     /// When kube-apiserver does not start again, exits, or is not ready within the start
     /// timeout (`ROP_TESTENV_READY_TIMEOUT`).
     pub async fn restart_api_server(&self, down: Duration) -> Result<(), Error> {
+        self.restart(KUBE_APISERVER, down).await
+    }
+
+    /// Restarts etcd as a crash of the storage would: stops it (SIGTERM, SIGKILL after 5 s),
+    /// leaves it down for `down`, starts it again on the same data and ports, and waits until
+    /// the API server is ready again. kube-apiserver keeps running: requests fail while etcd is
+    /// away (reads from its watch cache may still answer), its watches on etcd resume, and
+    /// every object stays. etcd's log goes on in `etcd.log` in [`TestEnv::dir`].
+    ///
+    /// # Errors
+    /// When etcd does not start again, a process exits, or the API server is not ready within
+    /// the start timeout (`ROP_TESTENV_READY_TIMEOUT`).
+    pub async fn restart_etcd(&self, down: Duration) -> Result<(), Error> {
+        self.restart(ETCD, down).await
+    }
+
+    /// Stops `process` (etcd or kube-apiserver), waits `down`, starts it again and waits
+    /// until the API server is ready.
+    async fn restart(&self, process: &'static str, down: Duration) -> Result<(), Error> {
         let started = Instant::now();
         let processes = Arc::clone(&self.guard.processes);
         let stopped = tokio::task::spawn_blocking(move || {
-            let running = processes.lock().unwrap_or_else(|e| e.into_inner()).kube_apiserver.take();
+            let mut processes = processes.lock().unwrap_or_else(|e| e.into_inner());
+            let running = if process == ETCD { processes.etcd.take() } else { processes.kube_apiserver.take() };
+            drop(processes);
             if let Some(mut child) = running {
                 crate::process::stop(&mut child, Duration::from_secs(5));
             }
         });
-        stopped.await.map_err(|err| io_err("stopping kube-apiserver")(io::Error::other(err)))?;
+        stopped.await.map_err(|err| io_err(format!("stopping {process}"))(io::Error::other(err)))?;
         tokio::time::sleep(down).await;
         let (reply, started_again) = tokio::sync::oneshot::channel();
+        let request = if process == ETCD { Supervise::StartEtcd(reply) } else { Supervise::StartApiServer(reply) };
         let supervisor = self.guard.supervisor.as_ref().map(|(supervise, _)| supervise);
-        let sent = supervisor.is_some_and(|supervise| supervise.send(Supervise::StartApiServer(reply)).is_ok());
+        let sent = supervisor.is_some_and(|supervise| supervise.send(request).is_ok());
         let supervisor_gone =
-            || io_err("starting kube-apiserver again")(io::Error::other("the supervisor thread is gone"));
+            || io_err(format!("starting {process} again"))(io::Error::other("the supervisor thread is gone"));
         if !sent {
             return Err(supervisor_gone());
         }
