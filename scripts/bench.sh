@@ -2,7 +2,7 @@
 # rop's benchmarks (see docs/benchmarks.md for the figures and how to read them).
 #
 #   scripts/bench.sh [SECTION...]      SECTION: scaffold derive generate verify operator
-#                                      operator-runtime (default: all)
+#                                      operator-runtime operator-faults (default: all)
 #
 # Every comparison is a ratio of two commands measured in the same run, since the machines
 # are noisy. Timing uses hyperfine when it is installed (`apt-get install hyperfine`), else
@@ -23,6 +23,8 @@
 #   BENCH_OPERATOR_N   object counts of operator-runtime (default "100 1000")
 #   BENCH_OPERATOR_RUNS  runs of each manager per count, interleaved (default 3)
 #   BENCH_OPERATOR_IDLE  seconds of the idle phase (default 30)
+#   BENCH_FAULTS_N     object counts of operator-faults (default "50 300 1000")
+#   BENCH_FAULTS_RUNS  runs of each manager per count, interleaved (default 1)
 #   BENCH_ANCHOR_DIR   kubebuilder's deploy-image project (default:
 #                      ../shared/anchors/kubebuilder/project-v4-with-plugins); operator-runtime
 #                      builds it with Go (`go mod tidy`, `go build`) from the module proxy
@@ -36,7 +38,7 @@ here="$repo/scripts/bench"
 source "$here/lib.sh"
 
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(scaffold derive generate verify operator operator-runtime)
+[ ${#sections[@]} -gt 0 ] || sections=(scaffold derive generate verify operator operator-runtime operator-faults)
 want() { [[ " ${sections[*]} " == *" $1 "* ]]; }
 
 BENCH_DIR="${BENCH_DIR:-$repo/target/bench}"
@@ -294,65 +296,109 @@ fi
 # 6. The operators at work: rop's deploy-image Memcached manager and kubebuilder's, the same
 # work on the same API server (a fresh rop-testenv one per run), runs interleaved. See
 # bench/src/lib.rs for the phases and what converged means.
-if want operator-runtime; then
-  log "6. operator runtime: rop vs kubebuilder deploy-image Memcached"
+# rop's generated Memcached operator and kubebuilder's deploy-image one, built once for the
+# operator sections: sets o, p (rop's project), a (kubebuilder's) and harness.
+operators_built=""
+build_operators() {
+  [ -z "$operators_built" ] || return 0
   anchor_src="${BENCH_ANCHOR_DIR:-$repo/../shared/anchors/kubebuilder/project-v4-with-plugins}"
-  if ! have go; then
-    result "6 operator runtime" "skipped" "Go is not installed" "" ""
-  elif [ ! -x "$HOME/.cache/rop-testenv/bin/kube-apiserver" ] && [ -z "${ROP_TESTENV_BIN_DIR:-}" ] && ! have kube-apiserver; then
-    result "6 operator runtime" "skipped" "no rop-testenv binaries (scripts/install-testenv.sh)" "" ""
-  else
-    o="$BENCH_DIR/operator-runtime"
-    mkdir -p "$o"
-    export CARGO_TARGET_DIR="$BENCH_DIR/target-release"
-    cargo build --quiet --release -p rop-operator-bench --manifest-path "$snap/Cargo.toml"
-    harness="$CARGO_TARGET_DIR/release/rop-operator-bench"
-    # rop's twin of the anchor: Memcached and Busybox with an image, Wordpress without.
-    p="$o/rop-project"
-    rm -rf "$p" && mkdir -p "$p"
-    (cd "$p" && "$rop" --quiet init --domain example.com --repo github.com/example/memcached-operator $ROP_INIT_ARGS &&
-      "$rop" --quiet create api --group cache --version v1alpha1 --kind Memcached --image memcached:1.6.26-alpine \
-        --image-container-port 11211 --image-container-command memcached,--memory-limit=64,-o,modern,-v --run-as-user 1001 &&
-      "$rop" --quiet create api --group cache --version v1alpha1 --kind Busybox --image busybox:1.36.1 &&
-      "$rop" --quiet create api --group cache --version v1 --kind Wordpress &&
-      "$rop" --quiet generate && cargo build --quiet --release --bin manager)
-    cp "$CARGO_TARGET_DIR/release/manager" "$o/rop-manager"
-    unset CARGO_TARGET_DIR
-    # kubebuilder's, built from its sources with the Go module proxy (kept between runs).
-    a="$o/kubebuilder-project"
-    if [ ! -x "$a/bin/manager" ]; then
-      rm -rf "$a" && cp -r "$anchor_src" "$a"
-      (cd "$a" && go mod tidy && go build -o bin/manager ./cmd) >"$OUT/anchor-build.txt" 2>&1 || {
-        cat "$OUT/anchor-build.txt" >&2
-        exit 1
-      }
-    fi
-    runs="${BENCH_OPERATOR_RUNS:-3}"
-    idle="${BENCH_OPERATOR_IDLE:-30}"
-    : >"$OUT/operator-runtime.jsonl"
-    run_one() { # NAME N
-      case $1 in
-        rop) "$harness" --name rop --manager "$o/rop-manager" --crds "$p/config/crd/bases" \
-          --group cache.example.com --version v1alpha1 --kind Memcached --plural memcacheds \
-          --objects "$2" --idle "$idle" --timeout 600 ;;
-        kubebuilder) "$harness" --name kubebuilder --manager "$a/bin/manager" --crds "$a/config/crd/bases" \
-          --group example.com.testproject.org --version v1alpha1 --kind Memcached --plural memcacheds \
-          --objects "$2" --idle "$idle" --timeout 600 --env MEMCACHED_IMAGE=memcached:1.6.26-alpine ;;
-      esac
+  o="$BENCH_DIR/operator-runtime"
+  mkdir -p "$o"
+  export CARGO_TARGET_DIR="$BENCH_DIR/target-release"
+  cargo build --quiet --release -p rop-operator-bench --manifest-path "$snap/Cargo.toml"
+  harness="$CARGO_TARGET_DIR/release/rop-operator-bench"
+  # rop's twin of the anchor: Memcached and Busybox with an image, Wordpress without.
+  p="$o/rop-project"
+  rm -rf "$p" && mkdir -p "$p"
+  (cd "$p" && "$rop" --quiet init --domain example.com --repo github.com/example/memcached-operator $ROP_INIT_ARGS &&
+    "$rop" --quiet create api --group cache --version v1alpha1 --kind Memcached --image memcached:1.6.26-alpine \
+      --image-container-port 11211 --image-container-command memcached,--memory-limit=64,-o,modern,-v --run-as-user 1001 &&
+    "$rop" --quiet create api --group cache --version v1alpha1 --kind Busybox --image busybox:1.36.1 --run-as-user 1001 &&
+    "$rop" --quiet create api --group cache --version v1 --kind Wordpress &&
+    "$rop" --quiet generate && cargo build --quiet --release --bin manager)
+  cp "$CARGO_TARGET_DIR/release/manager" "$o/rop-manager"
+  unset CARGO_TARGET_DIR
+  # kubebuilder's, built from its sources with the Go module proxy (kept between runs).
+  a="$o/kubebuilder-project"
+  if [ ! -x "$a/bin/manager" ]; then
+    rm -rf "$a" && cp -r "$anchor_src" "$a"
+    (cd "$a" && go mod tidy && go build -o bin/manager ./cmd) >"$OUT/anchor-build.txt" 2>&1 || {
+      cat "$OUT/anchor-build.txt" >&2
+      exit 1
     }
-    for n in ${BENCH_OPERATOR_N:-100 1000}; do
-      for ((r = 1; r <= runs; r++)); do
-        # Alternate who goes first, so a drift of the machine favours neither.
-        if ((r % 2)); then order="rop kubebuilder"; else order="kubebuilder rop"; fi
-        for name in $order; do
-          log "operator-runtime: $name, $n objects, run $r of $runs"
-          run_one "$name" "$n" | tee -a "$OUT/operator-runtime.jsonl" >&2
-        done
+  fi
+  operators_built=1
+}
+
+# Why an operator section cannot run, or nothing.
+operators_missing() {
+  if ! have go; then
+    echo "Go is not installed"
+  elif [ ! -x "$HOME/.cache/rop-testenv/bin/kube-apiserver" ] && [ -z "${ROP_TESTENV_BIN_DIR:-}" ] && ! have kube-apiserver; then
+    echo "no rop-testenv binaries (scripts/install-testenv.sh)"
+  fi
+}
+
+# run_operator NAME N [HARNESS FLAGS...]: one run of the harness on rop's or kubebuilder's manager.
+run_operator() {
+  local name=$1 n=$2
+  shift 2
+  case $name in
+    rop) "$harness" --name rop --manager "$o/rop-manager" --crds "$p/config/crd/bases" \
+      --group cache.example.com --version v1alpha1 --kind Memcached --plural memcacheds \
+      --objects "$n" --timeout 600 "$@" ;;
+    kubebuilder) "$harness" --name kubebuilder --manager "$a/bin/manager" --crds "$a/config/crd/bases" \
+      --group example.com.testproject.org --version v1alpha1 --kind Memcached --plural memcacheds \
+      --objects "$n" --timeout 600 --env MEMCACHED_IMAGE=memcached:1.6.26-alpine "$@" ;;
+  esac
+}
+
+# run_interleaved COUNTS RUNS FILE [HARNESS FLAGS...]: every count, RUNS runs of each manager,
+# alternating who goes first so that a drift of the machine favours neither.
+run_interleaved() {
+  local counts=$1 runs=$2 file=$3
+  shift 3
+  : >"$file"
+  for n in $counts; do
+    for ((r = 1; r <= runs; r++)); do
+      if ((r % 2)); then order="rop kubebuilder"; else order="kubebuilder rop"; fi
+      for name in $order; do
+        log "$(basename "$file" .jsonl): $name, $n objects, run $r of $runs"
+        run_operator "$name" "$n" "$@" | tee -a "$file" >&2
       done
     done
-    python3 "$here/operator_table.py" "$OUT/operator-runtime.jsonl" | tee "$OUT/operator-runtime.md" >&2
-    python3 "$here/operator_table.py" --results "$OUT/operator-runtime.jsonl" >>"$OUT/results.md"
+  done
+}
+
+# operator_section NAME TITLE COUNTS RUNS [HARNESS FLAGS...]: a section that runs both managers
+# through the harness, with its table.
+operator_section() {
+  local name=$1 title=$2 counts=$3 runs=$4
+  shift 4
+  log "$title"
+  local missing
+  missing="$(operators_missing)"
+  if [ -z "$missing" ] && [ "$name" = operator-faults ] && ! unshare --mount true 2>/dev/null; then
+    missing="unshare --mount is refused (kubebuilder's leader election needs an in-cluster namespace file: run as root)"
   fi
+  if [ -n "$missing" ]; then
+    result "$title" "skipped" "$missing" "" ""
+    return
+  fi
+  build_operators
+  run_interleaved "$counts" "$runs" "$OUT/$name.jsonl" "$@"
+  python3 "$here/operator_table.py" "$OUT/$name.jsonl" | tee "$OUT/$name.md" >&2
+  python3 "$here/operator_table.py" --results "$OUT/$name.jsonl" >>"$OUT/results.md"
+}
+
+if want operator-runtime; then
+  operator_section operator-runtime "6 operator runtime" "${BENCH_OPERATOR_N:-100 1000}" "${BENCH_OPERATOR_RUNS:-3}" \
+    --idle "${BENCH_OPERATOR_IDLE:-30}"
+fi
+if want operator-faults; then
+  # Both managers in a private mount namespace: kubebuilder's needs it for its leader election.
+  operator_section operator-faults "7 operator faults" "${BENCH_FAULTS_N:-50 300 1000}" "${BENCH_FAULTS_RUNS:-1}" \
+    --scenario faults --namespace-file true
 fi
 
 # ---------------------------------------------------------------------------------------------

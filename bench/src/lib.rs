@@ -31,6 +31,10 @@ use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch
 use rop_testenv::Options;
 use serde_json::{Value, json};
 
+mod faults;
+
+pub use faults::{Downtimes, FaultReport, Recovery, run_faults};
+
 /// The namespace the objects live in.
 const NAMESPACE: &str = "default";
 /// The ServiceAccount the manager acts as.
@@ -56,10 +60,28 @@ pub struct Operator {
     pub crds: PathBuf,
     /// Where to keep the manager's output (it goes with the API server's folder otherwise).
     pub log: Option<PathBuf>,
+    /// Run the manager where `/var/run/secrets/kubernetes.io/serviceaccount/namespace` says
+    /// `default` (a private mount namespace, with `unshare`, as root): controller-runtime's
+    /// leader election reads its Lease's namespace from that file outside a cluster, and a
+    /// kubebuilder manager has no flag for it.
+    pub namespace_file: bool,
     pub group: String,
     pub version: String,
     pub kind: String,
     pub plural: String,
+}
+
+impl Operator {
+    /// The custom kind it reconciles.
+    fn resource(&self) -> ApiResource {
+        ApiResource {
+            group: self.group.clone(),
+            version: self.version.clone(),
+            api_version: format!("{}/{}", self.group, self.version),
+            kind: self.kind.clone(),
+            plural: self.plural.clone(),
+        }
+    }
 }
 
 /// How much work, and how long to wait.
@@ -125,17 +147,8 @@ impl Report {
 /// The API server or the manager does not start, the manager exits, or a phase does not
 /// converge within the timeout (the error says how many objects had).
 pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
-    if scenario.objects == 0 {
-        bail!("the scenario needs at least one object");
-    }
-    let env = Options { audit_log: true, ..Options::default() }.start()?;
+    let (env, kubeconfig) = prepare(operator, scenario, Options { audit_log: true, ..Options::default() })?;
     let client = env.client();
-    env.block_on(async {
-        rop_testenv::install_crds(&client, &operator.crds).await?;
-        grant_cluster_admin(&client).await?;
-        anyhow::Ok(())
-    })?;
-    let kubeconfig = env.kubeconfig_as_service_account(MANAGER.0, MANAGER.1)?;
     let mut manager = Manager::start(operator, &kubeconfig, env.dir())?;
     let result = env.block_on(async {
         manager.wait_ready(scenario.timeout).await?;
@@ -167,6 +180,27 @@ pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
     })
 }
 
+/// Starts an API server with `options`, installs the operator's CRDs, grants the manager's
+/// ServiceAccount `cluster-admin`, and returns the server and a kubeconfig acting as it.
+fn prepare(
+    operator: &Operator,
+    scenario: &Scenario,
+    options: Options,
+) -> anyhow::Result<(rop_testenv::TestEnv, PathBuf)> {
+    if scenario.objects == 0 {
+        bail!("the scenario needs at least one object");
+    }
+    let env = options.start()?;
+    let client = env.client();
+    env.block_on(async {
+        rop_testenv::install_crds(&client, &operator.crds).await?;
+        grant_cluster_admin(&client).await?;
+        anyhow::Ok(())
+    })?;
+    let kubeconfig = env.kubeconfig_as_service_account(MANAGER.0, MANAGER.1)?;
+    Ok((env, kubeconfig))
+}
+
 /// Create, resize, heal and idle; returns the three times and the idle CPU seconds.
 async fn phases(
     operator: &Operator,
@@ -174,13 +208,7 @@ async fn phases(
     client: &kube::Client,
     manager: &mut Manager,
 ) -> anyhow::Result<(Duration, Duration, Duration, f64)> {
-    let resource = ApiResource {
-        group: operator.group.clone(),
-        version: operator.version.clone(),
-        api_version: format!("{}/{}", operator.group, operator.version),
-        kind: operator.kind.clone(),
-        plural: operator.plural.clone(),
-    };
+    let resource = operator.resource();
     let objects: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
     let names: Vec<String> = (0..scenario.objects).map(|i| format!("bench-{i:04}")).collect();
@@ -320,13 +348,35 @@ struct Manager {
 
 impl Manager {
     fn start(operator: &Operator, kubeconfig: &Path, dir: &Path) -> anyhow::Result<Manager> {
+        Self::start_as(operator, kubeconfig, dir, "manager", &[])
+    }
+
+    /// Starts the manager, its output in `<operator>-<name>.log`, with `args` after the
+    /// operator's own.
+    fn start_as(
+        operator: &Operator,
+        kubeconfig: &Path,
+        dir: &Path,
+        name: &str,
+        args: &[&str],
+    ) -> anyhow::Result<Manager> {
         let probe = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let log = dir.join(format!("{}-manager.log", operator.name));
+        let log = dir.join(format!("{}-{name}.log", operator.name));
         let out = std::fs::File::create(&log)?;
-        let child = Command::new(&operator.manager)
+        let mut command = if operator.namespace_file {
+            let mut unshare = Command::new("unshare");
+            let script = "mount -t tmpfs tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount && \
+                printf default > /run/secrets/kubernetes.io/serviceaccount/namespace && exec \"$0\" \"$@\"";
+            unshare.args(["--mount", "--propagation", "private", "sh", "-c", script]).arg(&operator.manager);
+            unshare
+        } else {
+            Command::new(&operator.manager)
+        };
+        let child = command
             .arg(format!("--health-probe-bind-address=127.0.0.1:{probe}"))
             .arg("--metrics-bind-address=0")
             .args(&operator.args)
+            .args(args)
             .envs(operator.env.iter().map(|(k, v)| (k, v)))
             .env("KUBECONFIG", kubeconfig)
             .env("ENABLE_WEBHOOKS", "false")
@@ -410,6 +460,19 @@ impl Manager {
         }
         let (cpu, (peak, idle)) = measured?;
         Ok((cpu, peak, idle))
+    }
+
+    /// Kills the manager as kill -9 does.
+    fn kill(&mut self) -> anyhow::Result<()> {
+        self.child.kill()?;
+        self.child.wait()?;
+        Ok(())
+    }
+
+    /// Sends SIGTERM, as a rolling update does, and returns without waiting.
+    fn terminate(&mut self) {
+        // SAFETY: kill has no memory preconditions; the pid is our child's, not yet reaped.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
     }
 
     /// The last lines of the manager's output, for an error.

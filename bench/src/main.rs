@@ -4,14 +4,18 @@
 //! ```text
 //! rop-operator-bench --name rop --manager target/release/manager --crds config/crd/bases \
 //!     --group cache.example.com --version v1alpha1 --kind Memcached --plural memcacheds \
-//!     --objects 100 [--idle 30] [--timeout 300] [--env NAME=VALUE]... [--log FILE] [-- MANAGER ARGS...]
+//!     --objects 100 [--idle 30] [--timeout 300] [--env NAME=VALUE]... [--log FILE] \
+//!     [--scenario work|faults] [--namespace-file true] [-- MANAGER ARGS...]
 //! ```
+//!
+//! `--scenario faults` runs the fault benchmark (`rop_operator_bench::run_faults`) instead of
+//! create, resize, heal and idle.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rop_operator_bench::{Operator, Scenario, run};
+use rop_operator_bench::{Downtimes, Operator, Scenario, run, run_faults};
 
 fn main() -> anyhow::Result<()> {
     let mut flags = std::collections::HashMap::new();
@@ -43,6 +47,7 @@ fn main() -> anyhow::Result<()> {
         env,
         crds: PathBuf::from(take("crds")?),
         log: take("log").ok().map(PathBuf::from),
+        namespace_file: take("namespace-file").is_ok_and(|value| value == "true"),
         group: take("group")?,
         version: take("version")?,
         kind: take("kind")?,
@@ -53,10 +58,19 @@ fn main() -> anyhow::Result<()> {
         idle: seconds(take("idle").unwrap_or_else(|_| "30".into()), "idle")?,
         timeout: seconds(take("timeout").unwrap_or_else(|_| "300".into()), "timeout")?,
     };
+    let faults = match take("scenario").as_deref() {
+        Err(_) | Ok("work") => false,
+        Ok("faults") => true,
+        Ok(other) => bail!("--scenario is work or faults, not {other}"),
+    };
     if let Some(unknown) = flags.keys().next() {
         bail!("unknown flag --{unknown}");
     }
-    let report = run(&operator, &scenario)?;
-    println!("{}", report.to_json());
+    let report = if faults {
+        run_faults(&operator, &scenario, Downtimes::BENCH)?.to_json()
+    } else {
+        run(&operator, &scenario)?.to_json()
+    };
+    println!("{report}");
     Ok(())
 }

@@ -3,7 +3,10 @@
 //! run as a process against a real API server, brings 20 Memcached objects to their Deployments
 //! and an `Available` condition, follows a resize, and puts back every deleted Deployment. No
 //! timing is asserted; the request count is, loosely, because a controller that answers its
-//! own writes with more writes is a defect that only shows in it.
+//! own writes with more writes is a defect that only shows in it. Then the fault benchmark
+//! (`scripts/bench.sh operator-faults`) with short outages: the API server restarted mid-wave
+//! and after convergence, etcd restarted, the leader of two managers killed, then stopped
+//! with SIGTERM; after each every object's Deployment ends at the object's last size.
 //!
 //! The project builds into the shared folder of the other end-to-end tests
 //! (`target/e2e-projects`); this file holds one test, so no other test rebuilds the `manager`
@@ -13,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use rop_operator_bench::{Operator, Scenario};
+use rop_operator_bench::{Downtimes, Operator, Scenario};
 
 fn run(dir: &Path, program: &str, args: &[&str]) {
     let out = Command::new(program)
@@ -37,7 +40,7 @@ fn shared_target_dir() -> PathBuf {
 }
 
 #[test]
-fn memcached_operator_converges_follows_the_spec_and_heals() {
+fn memcached_operator_converges_follows_the_spec_heals_and_survives_faults() {
     match rop_testenv::Binaries::find() {
         Err(e) if e.is_not_installed() && std::env::var_os("ROP_TESTENV_REQUIRE").is_none_or(|v| v != "1") => {
             eprintln!("skipped: no test API server ({e})");
@@ -65,6 +68,7 @@ fn memcached_operator_converges_follows_the_spec_and_heals() {
         env: Vec::new(),
         crds: dir.join("config/crd/bases"),
         log: None,
+        namespace_file: false,
         group: "cache.example.com".into(),
         version: "v1alpha1".into(),
         kind: "Memcached".into(),
@@ -74,4 +78,16 @@ fn memcached_operator_converges_follows_the_spec_and_heals() {
     let report = rop_operator_bench::run(&operator, &scenario).unwrap_or_else(|e| panic!("{e:#}"));
     let per_object = report.total_requests() as f64 / report.objects as f64;
     assert!(per_object <= 10.0, "{per_object} requests per object: {}", report.to_json());
+
+    // Short leases, so a killed leader's lease expires in seconds.
+    let lease =
+        ["--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s"];
+    let operator = Operator { args: lease.map(String::from).to_vec(), ..operator };
+    let downtimes = Downtimes {
+        api_server: Duration::from_secs(5),
+        etcd: Duration::from_secs(3),
+        standby_warmup: Duration::from_secs(2),
+    };
+    let faults = rop_operator_bench::run_faults(&operator, &scenario, downtimes).unwrap_or_else(|e| panic!("{e:#}"));
+    eprintln!("{}", faults.to_json());
 }

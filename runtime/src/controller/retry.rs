@@ -33,7 +33,9 @@ const MAX_PAUSE_REFUSED: Duration = Duration::from_secs(30);
 /// lists again at once; after any other error it pauses [`FIRST_PAUSE`], doubling up to
 /// [`MAX_PAUSE_REFUSED`] when the server refused the request or [`MAX_PAUSE_UNREACHABLE`]
 /// otherwise ([`max_pause`]), plus up to a quarter at random so that many watches do not retry in
-/// step. An event from the server resets the pause; the watcher's own `Init`, which starts
+/// step. A refusal after the server could not be reached, in the same run of errors, keeps the
+/// short cap: a restarted API server answers `403` and `404` for a few seconds while its
+/// authorizer and CRD handlers load. An event from the server resets the pause; the watcher's own `Init`, which starts
 /// each attempt to list before any request, does not. The first error of a run is logged at
 /// WARN, the rest of the run at DEBUG, and the recovery at INFO, so an outage costs a few lines.
 pub(crate) fn retrying<S, K>(stream: S, what: String) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
@@ -42,6 +44,9 @@ where
     K: Send,
 {
     let mut failures: u32 = 0;
+    // Whether the server could not be reached in this run of errors: a refusal that follows is
+    // the server starting (its authorizer and CRD handlers not loaded yet), not a lasting one.
+    let mut was_unreachable = false;
     stream.then(move |item| {
         let pause = match &item {
             Ok(Event::Init) => None,
@@ -50,6 +55,7 @@ where
                     info!(watch = %what, failures, "watch recovered");
                 }
                 failures = 0;
+                was_unreachable = false;
                 None
             }
             Err(err) if gone(err) => {
@@ -58,7 +64,9 @@ where
             }
             Err(err) => {
                 failures += 1;
-                let pause = pause(failures, max_pause(err));
+                let max = max_pause(err);
+                was_unreachable |= max == MAX_PAUSE_UNREACHABLE;
+                let pause = pause(failures, if was_unreachable { MAX_PAUSE_UNREACHABLE } else { max });
                 if failures == 1 {
                     warn!(watch = %what, error = error_chain(err), retry_in = ?pause, "watch failed, retrying");
                 } else {
@@ -158,6 +166,23 @@ mod tests {
         assert_eq!(max_pause(&watcher::Error::WatchError(status(429))), MAX_PAUSE_UNREACHABLE);
         let pause = pause(9, MAX_PAUSE_REFUSED);
         assert!(pause >= MAX_PAUSE_REFUSED && pause <= MAX_PAUSE_REFUSED.mul_f64(1.25), "{pause:?}");
+    }
+
+    /// After an outage a restarted server refuses for a moment (`403` before its RBAC is
+    /// loaded): the pause stays under the short cap however many errors came before.
+    #[tokio::test(start_paused = true)]
+    async fn a_refusal_right_after_an_outage_is_retried_within_seconds() {
+        let unreachable = || Err(watcher::Error::NoResourceVersion);
+        let mut items: Vec<Result<Event<u32>, watcher::Error>> = (0..8).map(|_| unreachable()).collect();
+        items.push(Err(watcher::Error::InitialListFailed(kube::Error::Api(status(403)))));
+        items.push(Ok(Event::InitDone));
+        let mut retried = pin!(retrying(stream::iter(items), "test".into()));
+        for _ in 0..8 {
+            assert!(retried.next().await.unwrap().is_err());
+        }
+        let refused = tokio::time::Instant::now();
+        assert!(retried.next().await.unwrap().is_err());
+        assert!(refused.elapsed() <= MAX_PAUSE_UNREACHABLE.mul_f64(1.25), "{:?}", refused.elapsed());
     }
 
     /// kube-runtime's watcher yields `Init` before each attempt to list, without a request:
