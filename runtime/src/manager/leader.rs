@@ -14,6 +14,7 @@ use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::Timestamp;
 use kube::api::PostParams;
+use kube::runtime::watcher::Event;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client};
 use tokio::sync::watch;
@@ -188,11 +189,15 @@ impl Elector {
         PostParams { field_manager: Some(FIELD_MANAGER.into()), ..PostParams::default() }
     }
 
-    /// The Lease's changes, to try again as soon as it is released. Errors are left to the
-    /// retry period: the watch only shortens the wait.
+    /// The Lease's changes, to try again as soon as it is released. Errors, and the watcher's
+    /// own events around each attempt to list, are left to the retry period: the watch only
+    /// shortens the wait, it never makes a standby ask more often while the server is away.
     fn changes(&self) -> impl Stream<Item = ()> + Send + use<> {
         let config = watcher::Config::default().fields(&format!("metadata.name={}", self.name));
-        watcher(self.api.clone(), config).default_backoff().filter_map(|event| std::future::ready(event.ok().map(drop)))
+        watcher(self.api.clone(), config).default_backoff().filter_map(|event| {
+            let changed = matches!(event, Ok(Event::Apply(_) | Event::Delete(_) | Event::InitApply(_)));
+            std::future::ready(changed.then_some(()))
+        })
     }
 }
 
@@ -249,7 +254,7 @@ async fn acquire(elector: &mut Elector, stop: &CancellationToken) -> bool {
                 retry.min(expires.saturating_duration_since(Instant::now()) + Duration::from_millis(10))
             }
             Ok(Err(err)) => {
-                failure(&mut failing, &err.to_string());
+                failure(&mut failing, &crate::controller::error_chain(&err));
                 retry
             }
             Err(_) => {
@@ -301,7 +306,7 @@ async fn renew(elector: &mut Elector, stop: &CancellationToken) -> bool {
                     return false;
                 }
                 Ok(Err(err)) => {
-                    debug!(error = %err, "cannot renew the leader lease, retrying");
+                    debug!(error = crate::controller::error_chain(&err), "cannot renew the leader lease, retrying");
                     tokio::select! {
                         () = stop.cancelled() => return true,
                         () = tokio::time::sleep(timing.retry_period.min(left)) => {}

@@ -71,7 +71,7 @@ pub struct Options {
     pub leader_election_identity: Option<String>,
 
     /// How long a standby waits, after it last saw the leader renew the Lease, before it takes
-    /// over (`15s`, `1m`: a number and a unit).
+    /// over: whole seconds (`15s`, `1m`), as the Lease stores it.
     #[arg(long, default_value = "15s", value_parser = parse_duration)]
     pub leader_elect_lease_duration: Duration,
 
@@ -80,7 +80,8 @@ pub struct Options {
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub leader_elect_renew_deadline: Duration,
 
-    /// How often the leader renews the Lease, and a standby tries to acquire it.
+    /// How often the leader renews the Lease, and a standby tries to acquire it (`2s`,
+    /// `500ms`); the renew deadline must be above 1.2 times it.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub leader_elect_retry_period: Duration,
 
@@ -195,7 +196,8 @@ impl LeaderElectionTiming {
         }
         if renew_deadline <= retry_period.mul_f64(1.2) {
             return Err(TimingError(format!(
-                "--leader-elect-renew-deadline ({renew_deadline:?}) must be longer than 1.2 times --leader-elect-retry-period ({retry_period:?})"
+                "--leader-elect-renew-deadline ({renew_deadline:?}) must be longer than 1.2 times --leader-elect-retry-period ({retry_period:?}), room for one retry with its jitter: raise it above {:?} or shorten the retry period",
+                retry_period.mul_f64(1.2)
             )));
         }
         Ok(Self { lease_duration, renew_deadline, retry_period })
@@ -273,7 +275,7 @@ mod tests {
         );
         assert_eq!(
             timing(15.0, 2.0, 2.0),
-            Err("--leader-elect-renew-deadline (2s) must be longer than 1.2 times --leader-elect-retry-period (2s)"
+            Err("--leader-elect-renew-deadline (2s) must be longer than 1.2 times --leader-elect-retry-period (2s), room for one retry with its jitter: raise it above 2.4s or shorten the retry period"
                 .into())
         );
         assert_eq!(

@@ -16,11 +16,15 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-/// The log levels without `RUST_LOG`: `info`, except kube-client's line per failed request
-/// (`kube_client::client::builder` logs each connection error at ERROR), which repeats an
-/// error its caller gets and logs itself (a watch's retry, a failed pass): during an API
-/// server outage it would be a line per attempt of every watch.
-pub const DEFAULT_LEVELS: &str = "info,kube_client::client::builder=off";
+/// The log levels without `RUST_LOG`: `info`, except kube-client's lines about a failed
+/// request, which repeat an error its caller gets and logs itself (a watch's retry, a failed
+/// pass): `kube_client::client::builder` logs each connection error at ERROR (a line per
+/// attempt of every watch during an API server outage), and `kube_client::client` warns
+/// about each broken watch and each answer that is not JSON, with the whole body (a proxy's
+/// HTML error page, every few hundred milliseconds). Its TLS warnings stay
+/// (`kube_client::client::tls`: a CA bundle that cannot be reloaded, a skipped verification).
+pub const DEFAULT_LEVELS: &str =
+    "info,kube_client::client=error,kube_client::client::builder=off,kube_client::client::tls=warn";
 
 /// Keeps the trace export running; dropping it sends the spans not yet exported.
 #[must_use = "dropping the guard stops the trace export"]
