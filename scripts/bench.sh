@@ -25,6 +25,8 @@
 #   BENCH_OPERATOR_IDLE  seconds of the idle phase (default 30)
 #   BENCH_FAULTS_N     object counts of operator-faults (default "50 300 1000")
 #   BENCH_FAULTS_RUNS  runs of each manager per count, interleaved (default 1)
+#   BENCH_MANAGERS     which managers the operator sections run (default "rop kubebuilder";
+#                      "rop" alone skips building kubebuilder's, for a quick look at rop's)
 #   BENCH_ANCHOR_DIR   kubebuilder's deploy-image project (default:
 #                      ../shared/anchors/kubebuilder/project-v4-with-plugins); operator-runtime
 #                      builds it with Go (`go mod tidy`, `go build`) from the module proxy
@@ -320,7 +322,7 @@ build_operators() {
   unset CARGO_TARGET_DIR
   # kubebuilder's, built from its sources with the Go module proxy (kept between runs).
   a="$o/kubebuilder-project"
-  if [ ! -x "$a/bin/manager" ]; then
+  if [[ " ${BENCH_MANAGERS:-rop kubebuilder} " == *" kubebuilder "* ]] && [ ! -x "$a/bin/manager" ]; then
     rm -rf "$a" && cp -r "$anchor_src" "$a"
     (cd "$a" && go mod tidy && go build -o bin/manager ./cmd) >"$OUT/anchor-build.txt" 2>&1 || {
       cat "$OUT/anchor-build.txt" >&2
@@ -356,15 +358,16 @@ run_operator() {
 # run_interleaved COUNTS RUNS FILE [HARNESS FLAGS...]: every count, RUNS runs of each manager,
 # alternating who goes first so that a drift of the machine favours neither.
 run_interleaved() {
-  local counts=$1 runs=$2 file=$3
+  local counts=$1 runs=$2 file=$3 n r order manager
   shift 3
   : >"$file"
   for n in $counts; do
     for ((r = 1; r <= runs; r++)); do
       if ((r % 2)); then order="rop kubebuilder"; else order="kubebuilder rop"; fi
-      for name in $order; do
-        log "$(basename "$file" .jsonl): $name, $n objects, run $r of $runs"
-        run_operator "$name" "$n" "$@" | tee -a "$file" >&2
+      for manager in $order; do
+        [[ " ${BENCH_MANAGERS:-rop kubebuilder} " == *" $manager "* ]] || continue
+        log "$(basename "$file" .jsonl): $manager, $n objects, run $r of $runs"
+        run_operator "$manager" "$n" "$@" | tee -a "$file" >&2
       done
     done
   done

@@ -42,7 +42,8 @@ pub(crate) fn changed<K: Resource>(object: &K) -> Option<u64> {
     Some(hasher.finish())
 }
 
-/// The filter of an owned kind's watch events for [`OwnedChanges::Spec`]: lets an object's
+/// The filter of the reconciled kind's watch events, and of an owned kind's for
+/// [`OwnedChanges::Spec`]: lets an object's
 /// first sighting, its deletion and each change [`changed`] sees through, and errors and the
 /// markers of a new list. kube-runtime's `predicate_filter` would hold a deletion back (the
 /// deleted object looks like the last one seen), and the owner would not recreate what it

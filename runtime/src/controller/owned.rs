@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use futures::{Stream, StreamExt, future};
+use futures::Stream;
 use kube::api::{ApiResource, DynamicObject, PartialObjectMeta};
 use kube::runtime::reflector::{ObjectRef, Store, store::Writer};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::changes::{OwnedChanges, SpecChanges};
+use super::relist::triggers;
 use super::retry::retrying;
 use super::written::fingerprint;
 
@@ -59,15 +60,16 @@ impl Owned {
             None => Api::all_with(client, resource),
         };
         let writer = Writer::new(resource.clone());
+        let reader = writer.as_reader();
         let key = (resource.api_version.clone(), resource.kind.clone());
-        self.stores.insert(key, (resource.clone(), writer.as_reader()));
+        self.stores.insert(key, (resource.clone(), reader.clone()));
         // Managed fields are most of an object's metadata, and nothing here reads them.
         let watch =
             watcher(api, watcher::Config::default().any_semantic()).modify(|o| o.metadata.managed_fields = None);
         let watch = retrying(watch, resource.kind.clone());
         let mut spec_changes = SpecChanges::default();
-        let passes = move |event: &_| future::ready(changes == OwnedChanges::All || spec_changes.pass(event));
-        reflector(writer, watch).filter(passes).touched_objects()
+        let passes = move |event: &_| changes == OwnedChanges::All || spec_changes.pass(event);
+        triggers(reflector(writer, watch), reader, resource.clone(), passes, true)
     }
 
     /// The object the last apply of `desired` returned, if the watch shows it unchanged since

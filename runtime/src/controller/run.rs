@@ -9,16 +9,17 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use kube::api::ApiResource;
 use kube::runtime::controller::{self, Action};
 use kube::runtime::reflector::{self, ObjectRef, reflector};
-use kube::runtime::{PredicateConfig, WatchStreamExt, watcher};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use tracing::{Instrument, debug, info, warn};
 
 use super::backoff::Backoff;
-use super::changes::changed;
+use super::changes::SpecChanges;
 use super::error::{Error, error_chain, error_reason};
 use super::index::Index;
 use super::metrics::Metrics;
 use super::owned::Owned;
+use super::relist::triggers;
 use super::retry::{NoPause, retrying};
 use super::scope::{self, ObjectOf};
 use super::watched::{Cache, Watched};
@@ -92,10 +93,9 @@ pub async fn run<R: Reconciler>(
     let watch = retrying(watch, definition.kind.to_string());
     let index = Arc::new(Index::new(R::index_keys));
     let indexing = index.clone();
-    let changes = reflector(writer, watch)
-        .inspect_ok(move |event| indexing.follow(event))
-        .applied_objects()
-        .predicate_filter(changed::<Object<R>>, PredicateConfig::default());
+    let events = reflector(writer, watch).inspect_ok(move |event| indexing.follow(event));
+    let mut spec_changes = SpecChanges::default();
+    let changes = triggers(events, reader.clone(), (), move |event| spec_changes.pass(event), false);
     let leading = options.leading.as_ref();
     let changes = while_leading(changes, leading);
     let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
