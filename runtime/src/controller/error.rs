@@ -105,6 +105,20 @@ pub fn error_reason(error: &(dyn std::error::Error + 'static)) -> &'static str {
     "reconcile"
 }
 
+/// Whether the first `kube::Error` in `error`'s chain is one of reaching the API server (a
+/// refused or broken connection, a TLS failure), not an answer from it: the Warning Event of
+/// such a failure could not be recorded either.
+pub(crate) fn is_unreachable(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(error) = error.downcast_ref::<kube::Error>() {
+            return matches!(error, kube::Error::Service(_) | kube::Error::HyperError(_));
+        }
+        current = error.source();
+    }
+    false
+}
+
 /// Whether `error` is the API server's (or [`crate::controller::Context::apply`]'s) `409
 /// AlreadyExists`.
 fn already_exists(error: &(dyn std::error::Error + 'static)) -> bool {
@@ -162,6 +176,15 @@ mod tests {
         assert_eq!(error_reason(&Apply(api_error(500))), "api");
         assert_eq!(error_reason(&std::io::Error::other("disk full")), "reconcile");
         assert_eq!(error_reason(&Transparent::Api(api_error(403))), "forbidden", "through #[error(transparent)]");
+    }
+
+    #[test]
+    fn a_connection_error_is_told_from_an_answer() {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let unreachable = kube::Error::Service(Box::new(refused));
+        assert!(super::is_unreachable(&unreachable));
+        assert!(!super::is_unreachable(&api_error(500)));
+        assert!(!super::is_unreachable(&std::io::Error::other("no kube error")));
     }
 
     #[test]

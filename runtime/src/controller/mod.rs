@@ -87,6 +87,10 @@ pub use run::{RunOptions, run};
 pub use scope::{Kind, KindObject, KindScope, ObjectOf};
 pub use watched::{Cache, Watched};
 
+/// The passes of one controller that run at once unless its reconciler says otherwise
+/// ([`Reconciler::MAX_CONCURRENT_RECONCILES`]).
+pub const DEFAULT_MAX_CONCURRENT_RECONCILES: u16 = 16;
+
 /// The user's half of a controller for one kind: what to do for an object. The runtime calls it
 /// (see the module docs); it never calls the API server for the object itself.
 ///
@@ -104,9 +108,15 @@ pub trait Reconciler: Send + Sync + 'static {
     type Error: std::error::Error + Send + Sync + 'static;
 
     /// How many passes of this controller may run at once, each over a different object
-    /// (controller-runtime's `MaxConcurrentReconciles`); `0`, the default, sets no limit
+    /// (controller-runtime's `MaxConcurrentReconciles`, whose default is 1); `0` sets no limit
     /// (kube-runtime's default). Two passes never run over the same object at once.
-    const MAX_CONCURRENT_RECONCILES: u16 = 0;
+    ///
+    /// The default, [`DEFAULT_MAX_CONCURRENT_RECONCILES`] (16), keeps a remote API server busy
+    /// while bounding what a burst costs: when every object is due at once (a new leader, a
+    /// watch that lists again after an outage), passes without a limit each hold a connection
+    /// of their own and all finish together, so the first changed object is reconciled only
+    /// when the last is; with a limit they finish in turn, the first within milliseconds.
+    const MAX_CONCURRENT_RECONCILES: u16 = DEFAULT_MAX_CONCURRENT_RECONCILES;
 
     /// One pass over `object` (from the watch cache; `metadata.deletionTimestamp` is unset).
     ///

@@ -15,7 +15,7 @@ use tracing::{Instrument, debug, info, warn};
 
 use super::backoff::Backoff;
 use super::changes::SpecChanges;
-use super::error::{Error, error_chain, error_reason};
+use super::error::{Error, error_chain, error_reason, is_unreachable};
 use super::index::Index;
 use super::metrics::Metrics;
 use super::owned::Owned;
@@ -257,7 +257,8 @@ fn error_policy<R: Reconciler>(object: Arc<Object<R>>, error: &Error<R::Error>, 
     }
     let delay = shared.backoff.failed(ObjectRef::from_obj(&*object));
     warn!(controller, %name, %namespace, reason, retry_in = ?delay, error = %message, "reconcile failed");
-    if reason != "conflict" {
+    // A conflict is routine, and an API server out of reach would refuse the Event too.
+    if reason != "conflict" && !is_unreachable(error) {
         let context = shared.context.clone();
         tokio::spawn(async move {
             context.event(&object, EventType::Warning, "ReconcileFailed", message).await;
