@@ -181,11 +181,13 @@ impl Objects {
         self.converged(1, Instant::now(), &mut [manager]).await.map(drop)
     }
 
-    /// Sets `spec.size = size` on every object and waits until every Deployment follows.
+    /// Sets `spec.size = size` on every object and waits until every Deployment follows. The
+    /// Deployments are polled while the objects are patched: a manager may follow the first
+    /// objects before the last is patched (1000 patches take seconds).
     async fn resize(&self, size: i64, managers: &mut [&mut Manager]) -> anyhow::Result<Recovery> {
         let started = Instant::now();
-        self.patch_size(size).await?;
-        self.converged(size, started, managers).await
+        let (_, recovery) = tokio::try_join!(self.patch_size(size), self.converged(size, started, managers))?;
+        Ok(recovery)
     }
 
     async fn patch_size(&self, size: i64) -> anyhow::Result<()> {
