@@ -181,6 +181,24 @@ impl Project {
         self.resources.iter().find(|r| !r.core && r.group == group && r.version == version && r.kind == kind)
     }
 
+    /// The kinds with a controller that are cluster-scoped, as `Kind (group/version)`: a
+    /// namespace-scoped manager (`namespaced: true`) cannot reconcile them, since it watches
+    /// its own namespace with a Role, and a Role grants nothing on cluster-scoped resources.
+    pub fn cluster_scoped_controllers(&self) -> Vec<String> {
+        self.resources
+            .iter()
+            .filter(|r| r.controller)
+            .filter(|r| match &r.api {
+                Some(api) => !api.namespaced,
+                None => crate::builtin::find(&r.group, &r.version, &r.kind).is_some_and(|b| !b.namespaced()),
+            })
+            .map(|r| match r.full_group().as_str() {
+                "" => format!("{} ({})", r.kind, r.version),
+                group => format!("{} ({group}/{})", r.kind, r.version),
+            })
+            .collect()
+    }
+
     /// The built-in kind `group`/`version`/`kind` if the project lists it (for its webhooks).
     pub fn find_core(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
         self.resources.iter().find(|r| r.core && r.group == group && r.version == version && r.kind == kind)

@@ -74,7 +74,13 @@ fn every_command(name: &str, init: &[&str], group: &str, kind: &str, other: &str
     let (_tmp, dir) = project(name, init);
     create(&dir, "api", group, "v1", kind, &[]);
     create(&dir, "api", group, "v1beta1", kind, &["--controller=false"]);
-    create(&dir, "api", group, "v1", other, &["--namespaced=false"]);
+    // A namespace-scoped manager has no controller for a cluster-scoped kind.
+    let scope: &[&str] = if init.contains(&"--namespaced") {
+        &["--namespaced=false", "--controller=false"]
+    } else {
+        &["--namespaced=false"]
+    };
+    create(&dir, "api", group, "v1", other, scope);
     create(
         &dir,
         "api",

@@ -190,17 +190,40 @@ fn every_command_has_help_with_an_example() {
 #[test]
 fn edit_namespaced_switches_the_manager_and_back() {
     let (_tmp, dir) = project();
+    // A namespace-scoped manager's Role grants nothing on cluster-scoped kinds: the project's
+    // cluster-scoped Tenant keeps it watching every namespace while Tenant has a controller.
+    let before = tree(&dir);
+    let out = rop(&dir, &["edit", "--namespaced"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: the manager cannot watch only its namespace: the controller of Tenant (cache.example.com/v1) is cluster-scoped, and a namespace-scoped manager's Role grants nothing on cluster-scoped kinds; delete that controller (`rop delete api`) or keep the manager watching every namespace\n"
+    );
+    assert_eq!(tree(&dir), before);
+    let tenant = ["create", "api", "--group", "cache", "--version", "v1", "--kind", "Tenant", "--namespaced=false"];
+    rop_ok(&dir, &["delete", "api", "--group", "cache", "--version", "v1", "--kind", "Tenant"]);
+
     let before = tree(&dir);
     let out = rop_ok(&dir, &["edit", "--namespaced"]);
     assert_eq!(
         out,
-        "  update    PROJECT\n  update    config/manager/manager.yaml\n  update    config/rbac/role_binding.yaml\nThe manager now watches only its own namespace (WATCH_NAMESPACE). Cluster-scoped kinds cannot be watched with a Role.\nNext: run `rop generate` to write config/rbac/role.yaml as a Role\n"
+        "  update    PROJECT\n  update    config/manager/manager.yaml\n  update    config/rbac/role_binding.yaml\nThe manager now watches only its own namespace (WATCH_NAMESPACE), and `rop create api` refuses controllers for cluster-scoped kinds.\nNext: run `rop generate` to write config/rbac/role.yaml as a Role\n"
     );
     let manager = std::fs::read_to_string(dir.join("config/manager/manager.yaml")).unwrap();
     assert!(manager.contains("        - name: WATCH_NAMESPACE\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.namespace\n"), "{manager}");
     let binding = std::fs::read_to_string(dir.join("config/rbac/role_binding.yaml")).unwrap();
     assert!(binding.contains("kind: RoleBinding\n") && binding.contains("  kind: Role\n"), "{binding}");
     assert!(std::fs::read_to_string(dir.join("PROJECT")).unwrap().contains("namespaced: true\n"));
+
+    // The other way round: a namespace-scoped manager gets no controller for such a kind.
+    let namespaced = tree(&dir);
+    let refused = "error: the manager watches only its own namespace (`rop edit --namespaced`), and its Role grants nothing on cluster-scoped kinds: KIND cannot have a controller here; pass --controller=false, or run `rop edit --namespaced=false` first\n";
+    let out = rop(&dir, &tenant);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), refused.replace("KIND", "Tenant"));
+    let namespace = ["create", "api", "--group", "core", "--version", "v1", "--kind", "Namespace", "--resource=false"];
+    let out = rop(&dir, &namespace);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), refused.replace("KIND", "Namespace"));
+    assert_eq!(tree(&dir), namespaced);
 
     rop_ok(&dir, &["edit", "--namespaced=false"]);
     pretty_assertions::assert_eq!(tree(&dir), before);
@@ -209,6 +232,8 @@ fn edit_namespaced_switches_the_manager_and_back() {
 #[test]
 fn edit_refuses_to_clobber_an_edited_manager() {
     let (_tmp, dir) = project();
+    // The cluster-scoped Tenant's controller would keep the manager cluster-wide.
+    rop_ok(&dir, &["delete", "api", "--group", "cache", "--version", "v1", "--kind", "Tenant"]);
     let manager = dir.join("config/manager/manager.yaml");
     let edited = std::fs::read_to_string(&manager).unwrap().replace("memory: 128Mi", "memory: 256Mi");
     std::fs::write(&manager, edited).unwrap();

@@ -198,8 +198,9 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
 /// Runs `rop create api` in the project at `root`.
 ///
 /// # Errors
-/// Outside a project, invalid names, an existing kind without `--force`, a missing scaffold
-/// marker, or a failed write; in every case nothing is changed on disk.
+/// Outside a project, invalid names, an existing kind without `--force`, a controller for a
+/// cluster-scoped kind in a namespace-scoped project, a missing scaffold marker, or a failed
+/// write; in every case nothing is changed on disk.
 pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     // The flags alone can be wrong: say so before looking at the project.
     let image = args.deploy_image()?;
@@ -218,9 +219,22 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
             args.api.version
         );
     }
-    if !args.resource
-        && let Some(b) = builtin::find(&args.api.group, &args.api.version, &args.api.kind)
-    {
+    let builtin = builtin::find(&args.api.group, &args.api.version, &args.api.kind).filter(|_| !args.resource);
+    // A controller added to an existing kind (`--resource=false`) has that kind's scope.
+    let existing = project.find(&args.api.group, &args.api.version, &args.api.kind).and_then(|r| r.api.as_ref());
+    let namespaced = match (builtin, existing) {
+        (Some(b), _) => b.namespaced(),
+        (None, Some(api)) if !args.resource => api.namespaced,
+        (None, _) => args.namespaced,
+    };
+    let cluster_scoped = !namespaced;
+    if project.namespaced && args.controller && cluster_scoped {
+        bail!(
+            "the manager watches only its own namespace (`rop edit --namespaced`), and its Role grants nothing on cluster-scoped kinds: {} cannot have a controller here; pass --controller=false, or run `rop edit --namespaced=false` first",
+            args.api.kind
+        );
+    }
+    if let Some(b) = builtin {
         return create_builtin_controller(root, args, project, b);
     }
     let k = check(&project, args)?;

@@ -49,7 +49,8 @@ fn render_init_file(templates: &Templates, project: &Project, file: &str) -> any
 ///
 /// # Errors
 /// Outside a project, no flag given, a multigroup project with several groups turned back,
-/// edited manifests without `--force`, or a failed write; nothing is changed on error.
+/// `--namespaced` while a cluster-scoped kind has a controller, edited manifests without
+/// `--force`, or a failed write; nothing is changed on error.
 pub fn run(root: &Path, args: &EditArgs) -> anyhow::Result<()> {
     let old = Project::load(root)?;
     if args.multigroup.is_none() && args.namespaced.is_none() {
@@ -69,6 +70,17 @@ pub fn run(root: &Path, args: &EditArgs) -> anyhow::Result<()> {
         new.multigroup = multigroup;
     }
     if let Some(namespaced) = args.namespaced {
+        let cluster_scoped = old.cluster_scoped_controllers();
+        if namespaced && !old.namespaced && !cluster_scoped.is_empty() {
+            bail!(
+                "the manager cannot watch only its namespace: {} cluster-scoped, and a namespace-scoped manager's Role grants nothing on cluster-scoped kinds; delete {} (`rop delete api`) or keep the manager watching every namespace",
+                match cluster_scoped.as_slice() {
+                    [one] => format!("the controller of {one} is"),
+                    many => format!("the controllers of {} are", many.join(", ")),
+                },
+                if cluster_scoped.len() == 1 { "that controller" } else { "those controllers" }
+            );
+        }
         new.namespaced = namespaced;
     }
     let templates = Templates::load(root)?;
@@ -92,7 +104,7 @@ pub fn run(root: &Path, args: &EditArgs) -> anyhow::Result<()> {
         ui::info("Nothing changed: the project already has these settings");
     } else if new.namespaced != old.namespaced {
         ui::info(if new.namespaced {
-            "The manager now watches only its own namespace (WATCH_NAMESPACE). Cluster-scoped kinds cannot be watched with a Role.\nNext: run `rop generate` to write config/rbac/role.yaml as a Role"
+            "The manager now watches only its own namespace (WATCH_NAMESPACE), and `rop create api` refuses controllers for cluster-scoped kinds.\nNext: run `rop generate` to write config/rbac/role.yaml as a Role"
         } else {
             "The manager now watches every namespace.\nNext: run `rop generate` to write config/rbac/role.yaml as a ClusterRole"
         });
