@@ -108,6 +108,33 @@ Move that code elsewhere or undo the edits, then run the command again; or pass 
     assert!(!module.exists());
 }
 
+/// A registration edited by hand names the module `--force` deletes: it is commented out and
+/// named, so the project still compiles.
+#[test]
+fn an_edited_registration_of_a_deleted_module_is_commented_out() {
+    let (_tmp, dir) = project();
+    ok(&dir, "create", &["--programmatic-validation"]);
+    let registrations = dir.join("src/webhook/mod.rs");
+    let rop_wrote = "rop::webhook::Registration::validator(memcached_v1::MemcachedValidator),";
+    let edited = "rop::webhook::Registration::validator(memcached_v1::MemcachedValidator::strict()),";
+    let text = std::fs::read_to_string(&registrations).unwrap();
+    assert!(text.contains(rop_wrote), "{text}");
+    std::fs::write(&registrations, text.replace(rop_wrote, edited)).unwrap();
+
+    let out = run(&dir, "delete", &["--force"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&registrations).unwrap();
+    assert!(!text.contains("pub mod memcached_v1;"), "{text}");
+    let line = text.lines().position(|l| l.trim_start() == format!("// {edited}")).expect(&text) + 1;
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        format!(
+            "warning: src/webhook/mod.rs:{line}: `{edited}`, which you edited, names the deleted module memcached_v1; it is commented out: remove it, or register a webhook of your own there"
+        )
+    );
+    assert!(!dir.join("src/webhook/memcached_v1.rs").exists());
+}
+
 /// Every edited place is named in one refusal, the user's hand-written conversion included,
 /// and the tree stays byte for byte as it was.
 #[test]

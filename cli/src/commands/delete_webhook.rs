@@ -305,6 +305,22 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
             refusals.iter().map(|r| format!("  {r}")).collect::<Vec<_>>().join("\n")
         );
     }
+    // Edited lines left in place that name the module about to be deleted would not compile
+    // (a registration changed by hand): they are commented out, each one named.
+    let mut commented: Vec<(String, usize, String)> = Vec::new();
+    if !needed_files.contains(&module_file) && root.join(&module_file).is_file() {
+        let module = webhook::module(&k);
+        let paths: Vec<String> = kept.iter().map(|(path, _, _)| path.clone()).filter(|p| *p != module_file).collect();
+        for path in paths {
+            let Some(current) = plan.current(&path)? else { continue };
+            let (text, lines) = comment_out_uses(&current, &module);
+            if !lines.is_empty() {
+                plan.file(&path, text, IfExists::Overwrite);
+                kept.retain(|(p, code, _)| *p != path || !code.contains(&format!("{module}::")));
+                commented.extend(lines.into_iter().map(|(n, line)| (path.clone(), n, line)));
+            }
+        }
+    }
     // The webhook manifests go with the last admission webhook.
     let any_admission =
         project.resources.iter().filter_map(|r| r.webhooks.as_ref()).any(|w| w.defaulting || w.validation);
@@ -323,6 +339,12 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     for path in &deleted_edits {
         ui::warning(&format!("{path} held edits of yours and is deleted (--force)"));
     }
+    for (path, line, code) in &commented {
+        ui::warning(&format!(
+            "{path}:{line}: `{code}`, which you edited, names the deleted module {}; it is commented out: remove it, or register a webhook of your own there",
+            webhook::module(&k)
+        ));
+    }
     for (path, code, test) in &kept {
         ui::warning(&if *test {
             format!(
@@ -340,4 +362,25 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
         ui::info("Next: run `make manifests` to update the manifests");
     }
     Ok(())
+}
+
+/// `text` with every line that names `module::` (and is not a comment already) commented
+/// out, and those lines: their 1-based numbers and trimmed text.
+fn comment_out_uses(text: &str, module: &str) -> (String, Vec<(usize, String)>) {
+    let needle = format!("{module}::");
+    let mut lines = Vec::new();
+    let mut out = String::with_capacity(text.len() + 64);
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim_start();
+        if line.contains(&needle) && !trimmed.starts_with("//") {
+            let indent = &line[..line.len() - trimmed.len()];
+            out.push_str(indent);
+            out.push_str("// ");
+            out.push_str(trimmed);
+            lines.push((n + 1, trimmed.trim_end().to_string()));
+        } else {
+            out.push_str(line);
+        }
+    }
+    (out, lines)
 }
