@@ -121,6 +121,14 @@ fn an_edited_registration_of_a_deleted_module_is_commented_out() {
     assert!(text.contains(rop_wrote), "{text}");
     std::fs::write(&registrations, text.replace(rop_wrote, edited)).unwrap();
 
+    assert_eq!(
+        error(&run(&dir, "delete", &[])),
+        format!(
+            "error: rop delete webhook would lose code you wrote, so nothing was changed:
+  src/webhook/mod.rs: the code rop wrote as `{rop_wrote}` was edited (--force comments out its lines that name the deleted module)
+Move that code elsewhere or undo the edits, then run the command again; or pass --force"
+        )
+    );
     let out = run(&dir, "delete", &["--force"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(&registrations).unwrap();

@@ -197,7 +197,7 @@ fn edit_namespaced_switches_the_manager_and_back() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: the manager cannot watch only its namespace: the controller of Tenant (cache.example.com/v1) is cluster-scoped, and a namespace-scoped manager's Role grants nothing on cluster-scoped kinds; delete that controller (`rop delete api`) or keep the manager watching every namespace\n"
+        "error: the manager cannot watch only its namespace: the controller of Tenant (cache.example.com/v1) is cluster-scoped, and a namespace-scoped manager's Role grants nothing on cluster-scoped kinds; keep the manager watching every namespace, or remove that kind with `rop delete api` (its types, sample and roles go too: see `--dry-run`) and create a custom kind again with `--controller=false`\n"
     );
     assert_eq!(tree(&dir), before);
     let tenant = ["create", "api", "--group", "cache", "--version", "v1", "--kind", "Tenant", "--namespaced=false"];
@@ -217,12 +217,27 @@ fn edit_namespaced_switches_the_manager_and_back() {
 
     // The other way round: a namespace-scoped manager gets no controller for such a kind.
     let namespaced = tree(&dir);
-    let refused = "error: the manager watches only its own namespace (`rop edit --namespaced`), and its Role grants nothing on cluster-scoped kinds: KIND cannot have a controller here; pass --controller=false, or run `rop edit --namespaced=false` first\n";
+    let refused = "error: the manager watches only its own namespace (`rop edit --namespaced`), and its Role grants nothing on cluster-scoped kinds: KIND cannot have a controller here; ";
     let out = rop(&dir, &tenant);
-    assert_eq!(String::from_utf8_lossy(&out.stderr), refused.replace("KIND", "Tenant"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "{}pass --controller=false for its types alone, or run `rop edit --namespaced=false` first\n",
+            refused.replace("KIND", "Tenant")
+        )
+    );
     let namespace = ["create", "api", "--group", "core", "--version", "v1", "--kind", "Namespace", "--resource=false"];
     let out = rop(&dir, &namespace);
-    assert_eq!(String::from_utf8_lossy(&out.stderr), refused.replace("KIND", "Namespace"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("{}run `rop edit --namespaced=false` first\n", refused.replace("KIND", "Namespace"))
+    );
+    // A built-in kind's entry is its controller: without one there is nothing to scaffold.
+    let out = rop(&dir, &[&namespace[..], &["--controller=false"]].concat());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --resource=false and --controller=false leave nothing to scaffold: drop one of them\n"
+    );
     assert_eq!(tree(&dir), namespaced);
 
     rop_ok(&dir, &["edit", "--namespaced=false"]);

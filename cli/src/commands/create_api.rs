@@ -99,9 +99,6 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
     let lower = args.api.kind.to_lowercase();
     let plural = args.plural.clone().unwrap_or_else(|| names::pluralize(&lower));
     names::check_plural(&plural)?;
-    if !args.resource && !args.controller {
-        bail!("--resource=false and --controller=false leave nothing to scaffold: drop one of them");
-    }
     let builtin_group = if args.api.group == "core" { "" } else { args.api.group.as_str() };
     if !args.resource
         && project.find(&args.api.group, &args.api.version, &args.api.kind).is_none()
@@ -228,10 +225,16 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
         (None, _) => args.namespaced,
     };
     let cluster_scoped = !namespaced;
+    // Before the built-in kinds' branch, which would scaffold a controller regardless.
+    if !args.resource && !args.controller {
+        bail!("--resource=false and --controller=false leave nothing to scaffold: drop one of them");
+    }
     if project.namespaced && args.controller && cluster_scoped {
         bail!(
-            "the manager watches only its own namespace (`rop edit --namespaced`), and its Role grants nothing on cluster-scoped kinds: {} cannot have a controller here; pass --controller=false, or run `rop edit --namespaced=false` first",
-            args.api.kind
+            "the manager watches only its own namespace (`rop edit --namespaced`), and its Role grants nothing on cluster-scoped kinds: {} cannot have a controller here; {}run `rop edit --namespaced=false` first",
+            args.api.kind,
+            // A built-in kind's entry is its controller: without one there is nothing to add.
+            if builtin.is_some() { "" } else { "pass --controller=false for its types alone, or " }
         );
     }
     if let Some(b) = builtin {

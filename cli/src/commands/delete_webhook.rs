@@ -264,10 +264,15 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
                 kept.push((i.path.clone(), headline(&i.fragment).to_string(), i.fragment.contains("#[tokio::test]")));
                 continue;
             }
+            // --force comments out what names the deleted module, and leaves the rest.
+            let names_module = i.path != module_file
+                && !needed_files.contains(&module_file)
+                && i.fragment.contains(&format!("{}::", webhook::module(&k)));
             refusals.push(format!(
-                "{}: the code rop wrote as `{}` was edited (--force leaves it in place)",
+                "{}: the code rop wrote as `{}` was edited (--force {})",
                 i.path,
-                headline(&i.fragment)
+                headline(&i.fragment),
+                if names_module { "comments out its lines that name the deleted module" } else { "leaves it in place" }
             ));
             continue;
         }

@@ -73,12 +73,12 @@ pub fn run(root: &Path, args: &EditArgs) -> anyhow::Result<()> {
         let cluster_scoped = old.cluster_scoped_controllers();
         if namespaced && !old.namespaced && !cluster_scoped.is_empty() {
             bail!(
-                "the manager cannot watch only its namespace: {} cluster-scoped, and a namespace-scoped manager's Role grants nothing on cluster-scoped kinds; delete {} (`rop delete api`) or keep the manager watching every namespace",
+                "the manager cannot watch only its namespace: {} cluster-scoped, and a namespace-scoped manager's Role grants nothing on cluster-scoped kinds; keep the manager watching every namespace, or remove {} with `rop delete api` (its types, sample and roles go too: see `--dry-run`) and create a custom kind again with `--controller=false`",
                 match cluster_scoped.as_slice() {
                     [one] => format!("the controller of {one} is"),
                     many => format!("the controllers of {} are", many.join(", ")),
                 },
-                if cluster_scoped.len() == 1 { "that controller" } else { "those controllers" }
+                if cluster_scoped.len() == 1 { "that kind" } else { "those kinds" }
             );
         }
         new.namespaced = namespaced;
