@@ -8,6 +8,7 @@ mod builtin;
 mod cargo_manifest;
 mod chart;
 mod commands;
+mod envtest;
 mod names;
 mod project;
 mod rust_source;

@@ -64,3 +64,63 @@ pub fn warning(text: &str) {
 pub fn error(text: &str) {
     eprintln!("{}: {text}", colour("1;31", "error"));
 }
+
+/// A step that may take more than a few seconds (a build, a download), shown as it runs: on a
+/// terminal an indicatif spinner, or a byte bar when the size is known; off a terminal (CI
+/// logs, pipes) a line when it starts and one with the elapsed time when it ends, so a log
+/// never goes silent for minutes. `--quiet` hides both.
+pub struct Step {
+    bar: indicatif::ProgressBar,
+    message: String,
+    started: std::time::Instant,
+    lines: bool,
+}
+
+impl Step {
+    /// Starts a step described by `message` ("building the manifests generator").
+    pub fn start(message: &str) -> Step {
+        Step::with_bar(message, None)
+    }
+
+    /// Starts a step that moves `total` bytes (a download): a byte bar on a terminal.
+    pub fn bytes(message: &str, total: Option<u64>) -> Step {
+        Step::with_bar(message, Some(total))
+    }
+
+    fn with_bar(message: &str, bytes: Option<Option<u64>>) -> Step {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = if quiet() || !terminal {
+            indicatif::ProgressBar::hidden()
+        } else if let Some(Some(total)) = bytes {
+            let bar = indicatif::ProgressBar::new(total);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{msg} {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        } else {
+            indicatif::ProgressBar::new_spinner()
+        };
+        bar.set_message(message.to_string());
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        let lines = !quiet() && !terminal;
+        if lines {
+            eprintln!("{message} ...");
+        }
+        Step { bar, message: message.to_string(), started: std::time::Instant::now(), lines }
+    }
+
+    /// Adds `bytes` to a byte bar.
+    pub fn advance(&self, bytes: u64) {
+        self.bar.inc(bytes);
+    }
+
+    /// Ends the step; off a terminal prints `<message>: <outcome> (<seconds> s)`.
+    pub fn finish(self, outcome: &str) {
+        self.bar.finish_and_clear();
+        if self.lines {
+            eprintln!("{}: {outcome} ({:.1} s)", self.message, self.started.elapsed().as_secs_f64());
+        }
+    }
+}

@@ -184,8 +184,15 @@ fn memcached_operator_builds_tests_and_validates() {
     kubernetes_validate(&dir, &["-".into()], Some(&built));
     assert_one_kube(&dir);
     rop_ok(&dir, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
-    let generated = rop_ok(&dir, &["generate"]);
+    let out = common::rop(&dir, &["generate"]);
+    let generated = String::from_utf8_lossy(&out.stdout);
     assert!(generated.contains("create    config/crd/bases/cache.example.com_memcacheds.yaml"), "{generated}");
+    // Off a terminal the build says when it starts and how long it took.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let step = "building and running the manifests generator (cargo run -p memcached-operator-api --bin manifests)";
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.first(), Some(&format!("{step} ...").as_str()), "{stderr}");
+    assert!(lines.get(1).is_some_and(|l| l.starts_with(&format!("{step}: done ("))), "{stderr}");
     let crd = std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap();
     let golden_path = common::testdata().join("e2e/cache.example.com_memcacheds.yaml");
     if std::env::var_os("ROP_BLESS").is_some() {
@@ -241,7 +248,7 @@ fn memcached_operator_builds_tests_and_validates() {
     std::fs::write(&sample, good_sample.replace("  size: 1\n", "  size: \"one\"\n")).unwrap();
     let out = common::rop(&dir, &["generate"]);
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        common::without_progress(&out.stderr),
         "config/samples/cache_v1alpha1_memcached.yaml: error[sample.schema] spec.size: Invalid value: \"string\": spec.size in body must be of type integer: \"string\" (fix: change the value to one the CRD's schema allows)\nerror: 1 sample problem the API server would reject (listed above); fix the samples or the types, then run `rop generate` again; nothing was written\n"
     );
     std::fs::write(&sample, &good_sample).unwrap();
@@ -287,7 +294,7 @@ fn memcached_operator_builds_tests_and_validates() {
     std::fs::write(&sample, format!("{typo}---\n{other_group}")).unwrap();
     let out = common::rop(&dir, &["generate"]);
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        common::without_progress(&out.stderr),
         "config/samples/cache_v1alpha1_memcached.yaml: error[sample.kind] kind: Invalid value: \"Memcache\": group cache.example.com has kinds Memcached, Tenant (fix: set kind to one of them)\n\
          config/samples/cache_v1alpha1_memcached.yaml: warning[sample.version] apiVersion: the project's kind Memcached is in group cache.example.com, not \"cache.example.org\" (fix: write apiVersion: cache.example.com/<version>, unless the sample is of another project's Memcached)\n\
          error: 1 sample problem the API server would reject (listed above); fix the samples or the types, then run `rop generate` again; nothing was written\n"

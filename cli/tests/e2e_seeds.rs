@@ -175,7 +175,7 @@ fn load_balancer_port_is_enforced_by_the_schema() {
     assert_eq!(out.status.code(), Some(1));
     let fix = "(fix: change the value to one the CRD's schema allows)";
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        common::without_progress(&out.stderr),
         format!(
             "{bad}: error[sample.schema] spec.algorithm: Unsupported value: \"Random\": supported values: \"RoundRobin\", \"LeastConnections\" {fix}\n\
              {bad}: error[sample.schema] spec.backends: Invalid value: 0: spec.backends in body should have at least 1 items {fix}\n\
@@ -188,7 +188,7 @@ fn load_balancer_port_is_enforced_by_the_schema() {
     std::fs::write(s.dir.join(bad), zero).unwrap();
     let out = rop(&s.dir, &["generate"]);
     assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = common::without_progress(&out.stderr);
     assert_eq!(
         stderr.lines().next(),
         Some(format!("{bad}: error[sample.schema] spec.port: Invalid value: 0: spec.port in body should be greater than or equal to 1 {fix}").as_str()),

@@ -14,8 +14,8 @@
 //!
 //! The binaries are found, in this order, in `$ROP_TESTENV_DIR`, in `$KUBEBUILDER_ASSETS`
 //! (the layout of controller-runtime's `setup-envtest`: `etcd` and `kube-apiserver` in one
-//! folder), in `~/.cache/rop-testenv/bin` (where `scripts/install-testenv.sh` puts them) and
-//! on `PATH`. When they are missing, [`TestEnv::start`] returns [`Error::NotInstalled`], so a
+//! folder), in `~/.cache/rop-testenv/bin` (where `rop testenv install` puts them), in
+//! setup-envtest's store ([`setup_envtest_store`]) and on `PATH`. When they are missing, [`TestEnv::start`] returns [`Error::NotInstalled`], so a
 //! test can skip itself; [`TestEnv::start_or_skip`] does exactly that.
 //!
 //! ```no_run
@@ -58,7 +58,7 @@ mod wait;
 mod webhooks;
 
 pub use audit::Write;
-pub use binaries::{Binaries, ETCD, KUBE_APISERVER, KUBERNETES_VERSION};
+pub use binaries::{Binaries, ETCD, KUBE_APISERVER, KUBERNETES_VERSION, setup_envtest_store};
 pub use controller::{ControllerTest, TEST_NAMESPACE, check_controller};
 pub use diff::{diff, lost};
 pub use env::{Options, TestEnv};

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use rop_verify::Rule;
@@ -27,18 +26,18 @@ pub struct GenerateArgs {
 /// its stdout (the bundle JSON).
 fn run_generator(root: &Path, project: &Project) -> anyhow::Result<String> {
     let package = format!("{}-api", project.project_name);
-    let spinner = if ui::quiet() { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     ui::detail(&format!("running `cargo run --quiet --package {package} --bin manifests` in {}", root.display()));
-    spinner
-        .set_message(format!("building and running the manifests generator (cargo run -p {package} --bin manifests)"));
-    spinner.enable_steady_tick(Duration::from_millis(120));
+    // The first build of a project takes minutes: a spinner, or lines in a log, say why.
+    let step = ui::Step::start(&format!(
+        "building and running the manifests generator (cargo run -p {package} --bin manifests)"
+    ));
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["run", "--quiet", "--package", &package, "--bin", "manifests"])
         .current_dir(root)
         .stdin(Stdio::null())
         .output()
         .context("cannot run cargo: is the Rust toolchain installed and on PATH?")?;
-    spinner.finish_and_clear();
+    step.finish(if output.status.success() { "done" } else { "failed" });
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         bail!("the manifests generator failed to build or run; cargo said:\n{}", stderr.trim_end());

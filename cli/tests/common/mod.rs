@@ -108,3 +108,13 @@ pub fn assert_golden_tree(name: &str, actual: &BTreeMap<String, String>) {
         pretty_assertions::assert_eq!(content, &actual[path], "{name}/{path} (ROP_BLESS=1 regenerates)");
     }
 }
+
+/// `rop generate`'s stderr without its progress lines (off a terminal it says when the
+/// manifests generator's build starts and how long it took), for tests that compare the rest.
+pub fn without_progress(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|line| !line.starts_with("building and running the manifests generator ("))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}

@@ -1,0 +1,346 @@
+//! `rop testenv install` downloading envtest's archive from an index served on loopback, as
+//! controller-tools publishes it: the newest release of the wanted minor is unpacked, a warm
+//! run downloads nothing, and every bad download (404, no server, wrong SHA-512, a corrupt or
+//! incomplete archive) is refused with its reason and leaves the install folder as it was.
+//!
+//! The archives hold small scripts named `etcd` and `kube-apiserver` that print versions;
+//! `downloaded_binaries_run_the_test_api_server` runs the real binaries from a downloaded archive.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+use sha2::{Digest, Sha512};
+
+/// A loopback HTTP/1.1 server answering GETs from a map of paths to bodies (404 otherwise),
+/// noting each path asked for.
+struct Server {
+    base: String,
+    files: Arc<Mutex<BTreeMap<String, Vec<u8>>>>,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let files: Arc<Mutex<BTreeMap<String, Vec<u8>>>> = Arc::default();
+        let asked: Arc<Mutex<Vec<String>>> = Arc::default();
+        let (served, noted) = (files.clone(), asked.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut request = String::new();
+                reader.read_line(&mut request).unwrap();
+                let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let mut header = String::new();
+                while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+                    header.clear();
+                }
+                noted.lock().unwrap().push(path.clone());
+                let body = served.lock().unwrap().get(&path).cloned();
+                let (status, body) = match body {
+                    Some(body) => ("200 OK", body),
+                    None => ("404 Not Found", b"404: Not Found".to_vec()),
+                };
+                let head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(&body));
+            }
+        });
+        Server { base, files, asked }
+    }
+
+    fn serve(&self, path: &str, body: Vec<u8>) {
+        self.files.lock().unwrap().insert(path.to_string(), body);
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn asked(&self) -> Vec<String> {
+        std::mem::take(&mut *self.asked.lock().unwrap())
+    }
+}
+
+/// A `.tar.gz` laid out as envtest's: each binary under `controller-tools/envtest/`, with
+/// `kubectl` beside them.
+fn archive(binaries: &[(&str, &str)]) -> Vec<u8> {
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast()));
+    for (name, text) in binaries.iter().chain([&("kubectl", "#!/bin/sh\n")]) {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o755);
+        header.set_cksum();
+        tar.append_data(&mut header, format!("controller-tools/envtest/{name}"), text.as_bytes()).unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+fn sha512(bytes: &[u8]) -> String {
+    Sha512::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn script(version: &str) -> String {
+    format!("#!/bin/sh\necho '{version}'\n")
+}
+
+/// An index of entries `(release, archive name, url, hash)`, grouped by release.
+fn index(entries: &[(&str, &str, String, String)]) -> Vec<u8> {
+    let mut releases: BTreeMap<&str, String> = BTreeMap::new();
+    for (release, name, url, hash) in entries {
+        let archives = releases.entry(release).or_default();
+        archives.push_str(&format!("    {name}:\n      hash: {hash}\n      selfLink: {url}\n"));
+    }
+    let mut text = String::from("releases:\n");
+    for (release, archives) in releases {
+        text.push_str(&format!("  {release}:\n{archives}"));
+    }
+    text.into_bytes()
+}
+
+/// Runs `rop testenv install` with no Go on PATH and none of the variables that choose a folder.
+fn install(args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rop"));
+    command
+        .args(["testenv", "install"])
+        .args(args)
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("ROP_TESTENV_DIR")
+        .env_remove("KUBEBUILDER_ASSETS")
+        .env_remove("ROP_TESTENV_INDEX")
+        .env_remove("ROP_TESTENV_KUBERNETES_VERSION")
+        .env_remove("XDG_DATA_HOME");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect(),
+        Err(_) => return vec!["<no folder>".to_string()],
+    };
+    names.sort();
+    names
+}
+
+#[test]
+fn downloads_checks_and_refuses_as_setup_envtest_would() {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        eprintln!("skipped: the served archives are named for linux/amd64");
+        return;
+    }
+    let server = Server::start();
+    let good = archive(&[("etcd", &script("etcd Version: 3.6.99")), ("kube-apiserver", &script("Kubernetes v1.37.9"))]);
+    let old = archive(&[("etcd", &script("etcd Version: 3.6.1")), ("kube-apiserver", &script("Kubernetes v1.37.1"))]);
+    server.serve("/envtest-v1.37.9-linux-amd64.tar.gz", good.clone());
+    server.serve("/envtest-v1.37.1-linux-amd64.tar.gz", old.clone());
+    server.serve(
+        "/envtest-releases.yaml",
+        index(&[
+            (
+                "v1.37.1",
+                "envtest-v1.37.1-linux-amd64.tar.gz",
+                server.url("/envtest-v1.37.1-linux-amd64.tar.gz"),
+                sha512(&old),
+            ),
+            (
+                "v1.37.9",
+                "envtest-v1.37.9-linux-amd64.tar.gz",
+                server.url("/envtest-v1.37.9-linux-amd64.tar.gz"),
+                sha512(&good),
+            ),
+            ("v1.38.0", "envtest-v1.38.0-linux-amd64.tar.gz", server.url("/none"), sha512(b"")),
+            ("v1.37.9", "envtest-v1.37.9-darwin-arm64.tar.gz", server.url("/none"), sha512(b"")),
+        ]),
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let index_url = server.url("/envtest-releases.yaml");
+
+    // The newest 1.37 for this platform, unpacked with no Go on PATH.
+    let bin = tmp.path().join("bin");
+    let out = install(&["--dir", bin.to_str().unwrap(), "--index", &index_url], &[]);
+    assert_eq!(text(&out.stdout), format!("bin dir: {}\netcd Version: 3.6.99\nKubernetes v1.37.9\n", bin.display()));
+    let stderr = text(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert_eq!(lines[0], "downloading envtest-v1.37.9-linux-amd64.tar.gz ...");
+    assert!(
+        lines[1].starts_with("downloading envtest-v1.37.9-linux-amd64.tar.gz: done, SHA-512 matches ("),
+        "{stderr}"
+    );
+    assert!(out.status.success());
+    assert_eq!(listing(&bin), [".envtest", "etcd", "kube-apiserver"]);
+    assert_eq!(std::fs::read_to_string(bin.join(".envtest")).unwrap(), "envtest-v1.37.9-linux-amd64.tar.gz\n");
+    assert_eq!(server.asked(), ["/envtest-releases.yaml", "/envtest-v1.37.9-linux-amd64.tar.gz"]);
+
+    // Warm: nothing is downloaded, not even the index.
+    let out = install(&["--dir", bin.to_str().unwrap(), "--index", &index_url], &[]);
+    assert_eq!(text(&out.stdout), format!("bin dir: {}\netcd Version: 3.6.99\nKubernetes v1.37.9\n", bin.display()));
+    assert_eq!(text(&out.stderr), "");
+    assert_eq!(server.asked(), Vec::<String>::new());
+
+    // An exact release, from the environment variables a mirror sets.
+    let exact = tmp.path().join("exact");
+    let mut cmd_env = vec![("ROP_TESTENV_DIR", exact.as_path())];
+    let index_path = std::path::PathBuf::from(&index_url);
+    cmd_env.push(("ROP_TESTENV_INDEX", index_path.as_path()));
+    let version = std::path::PathBuf::from("v1.37.1");
+    cmd_env.push(("ROP_TESTENV_KUBERNETES_VERSION", version.as_path()));
+    let out = install(&["--quiet"], &cmd_env);
+    assert_eq!((text(&out.stdout), text(&out.stderr)), (String::new(), String::new()));
+    assert_eq!(std::fs::read_to_string(exact.join(".envtest")).unwrap(), "envtest-v1.37.1-linux-amd64.tar.gz\n");
+
+    // $KUBEBUILDER_ASSETS holding both binaries: nothing to install.
+    let out = install(&["--index", &index_url], &[("KUBEBUILDER_ASSETS", bin.as_path()), ("HOME", tmp.path())]);
+    assert_eq!(
+        text(&out.stdout),
+        format!("etcd and kube-apiserver are in $KUBEBUILDER_ASSETS ({}): nothing to install\n", bin.display())
+    );
+    server.asked();
+
+    // Every bad download: refused with its reason, and the folder as it was.
+    let broken = tmp.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    std::fs::write(broken.join("notes.txt"), "mine").unwrap();
+    let truncated = good[..good.len() / 2].to_vec();
+    let no_apiserver = archive(&[("etcd", &script("etcd Version: 3.6.99"))]);
+    server.serve("/truncated.tar.gz", truncated.clone());
+    server.serve("/no-apiserver.tar.gz", no_apiserver.clone());
+    server.serve("/not-gzip.tar.gz", b"<html>moved</html>".to_vec());
+    let name = "envtest-v1.37.9-linux-amd64.tar.gz";
+    let one = |path: &str, url: String, hash: String| {
+        server.serve(path, index(&[("v1.37.9", name, url, hash)]));
+        server.url(path)
+    };
+    let closed = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        format!("http://127.0.0.1:{port}/envtest-releases.yaml")
+    };
+    let hint = "Other ways: a copy of envtest-releases.yaml with --index (or ROP_TESTENV_INDEX), a build from source with `--from build` (needs Go), or ROP_TESTENV_DIR pointing at a folder that holds etcd and kube-apiserver";
+    let cases: Vec<(String, String)> = vec![
+        (server.url("/missing.yaml"), format!("{} answered 404", server.url("/missing.yaml"))),
+        (closed.clone(), format!("cannot reach {closed}: ")),
+        (
+            one("/bad-sum.yaml", server.url("/envtest-v1.37.9-linux-amd64.tar.gz"), sha512(b"something else")),
+            format!(
+                "{name} does not match the index's SHA-512 (expected {}, got {}): refused",
+                sha512(b"something else"),
+                sha512(&good)
+            ),
+        ),
+        (
+            one("/archive-404.yaml", server.url("/gone.tar.gz"), sha512(&good)),
+            format!("{} answered 404", server.url("/gone.tar.gz")),
+        ),
+        (
+            one("/truncated.yaml", server.url("/truncated.tar.gz"), sha512(&truncated)),
+            format!("{name} is not a readable .tar.gz ("),
+        ),
+        (
+            one("/not-gzip.yaml", server.url("/not-gzip.tar.gz"), sha512(b"<html>moved</html>")),
+            format!("{name} is not a readable .tar.gz ("),
+        ),
+        (
+            one("/no-apiserver.yaml", server.url("/no-apiserver.tar.gz"), sha512(&no_apiserver)),
+            format!("{name} holds no kube-apiserver: refused"),
+        ),
+        (
+            server.url("/envtest-v1.37.9-linux-amd64.tar.gz"),
+            format!(
+                "the envtest index {}: it is not an envtest release index (",
+                server.url("/envtest-v1.37.9-linux-amd64.tar.gz")
+            ),
+        ),
+    ];
+    for (index_url, reason) in cases {
+        for dir in [broken.clone(), tmp.path().join("never-made")] {
+            let before = listing(&dir);
+            let out = install(&["--from", "download", "--dir", dir.to_str().unwrap(), "--index", &index_url], &[]);
+            assert_eq!(out.status.code(), Some(1), "{index_url}");
+            let stderr = text(&out.stderr);
+            let error = stderr.lines().last().unwrap_or_default();
+            let expected = format!("error: cannot download the test API server: {reason}");
+            assert!(error.starts_with(&expected), "{index_url}:\n{error}\ndoes not start with\n{expected}");
+            assert!(error.ends_with(&format!(". {hint}")), "{error}");
+            assert_eq!(listing(&dir), before, "{index_url} left files in {}", dir.display());
+        }
+    }
+    assert_eq!(std::fs::read_to_string(broken.join("notes.txt")).unwrap(), "mine");
+
+    // Without --from download a failed download falls back to building, which needs Go: the
+    // warning says why the download failed and the build says what it needs.
+    let out = install(&["--dir", broken.to_str().unwrap(), "--index", &server.url("/missing.yaml")], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "warning: cannot download the test API server ({} answered 404); building it from source instead, which needs Go 1.26 or newer and about 8 minutes once\n",
+            server.url("/missing.yaml")
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("install-testenv: error: Go is required to build etcd and kube-apiserver"), "{stderr}");
+}
+
+/// The check a newcomer cares about: binaries that arrived by download, with no Go on PATH,
+/// run the test API server. The locally installed etcd and kube-apiserver are packed as
+/// envtest's archive (stored, not compressed: packing is not what is tested), served,
+/// installed by `rop testenv install`, and a ConfigMap goes through the server they start.
+#[test]
+fn downloaded_binaries_run_the_test_api_server() {
+    let found = match rop_testenv::Binaries::find() {
+        Ok(found) => found,
+        Err(err) if err.is_not_installed() && std::env::var("ROP_TESTENV_REQUIRE").as_deref() != Ok("1") => {
+            eprintln!("skipped: {err}");
+            return;
+        }
+        Err(err) => panic!("{err}"),
+    };
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        eprintln!("skipped: the served archive is named for linux/amd64");
+        return;
+    }
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none()));
+    for (name, path) in [("etcd", &found.etcd), ("kube-apiserver", &found.kube_apiserver)] {
+        tar.append_path_with_name(path, format!("controller-tools/envtest/{name}")).unwrap();
+    }
+    let packed = tar.into_inner().unwrap().finish().unwrap();
+    let server = Server::start();
+    let name = "envtest-v1.37.2-linux-amd64.tar.gz";
+    server.serve(&format!("/{name}"), packed.clone());
+    server.serve("/index.yaml", index(&[("v1.37.2", name, server.url(&format!("/{name}")), sha512(&packed))]));
+    drop(packed);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    let out = install(&["--quiet", "--dir", bin.to_str().unwrap(), "--index", &server.url("/index.yaml")], &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(listing(&bin), [".envtest", "etcd", "kube-apiserver"]);
+
+    let binaries = rop_testenv::Binaries { etcd: bin.join("etcd"), kube_apiserver: bin.join("kube-apiserver") };
+    let env = rop_testenv::Options { binaries: Some(binaries), ..Default::default() }.start().unwrap();
+    let data = env.block_on(async {
+        use rop::k8s_openapi::api::core::v1::ConfigMap;
+        let config_maps: rop::kube::Api<ConfigMap> = rop::kube::Api::namespaced(env.client(), "default");
+        let object: ConfigMap = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "downloaded"}, "data": {"from": "envtest archive"}
+        }))
+        .unwrap();
+        config_maps.create(&Default::default(), &object).await.unwrap();
+        config_maps.get("downloaded").await.unwrap().data
+    });
+    assert_eq!(data, Some([("from".to_string(), "envtest archive".to_string())].into()));
+}
