@@ -557,6 +557,42 @@ fn cases() -> Vec<Case> {
             code: 1,
             message: "v1 is not the storage version of Memcached, v1alpha1 is (its #[rop(...)] says `storage`): the hub of a conversion is the storage version; pass --version v1alpha1 and the others as --spoke, or move `storage` to v1 first",
         },
+        // The storage version need not be among the spokes to be the hub's rival.
+        Case {
+            args: &[
+                "create",
+                "webhook",
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Memcached",
+                "--conversion",
+                "--spoke",
+                "v2",
+            ],
+            setup: Edited(|d| {
+                for version in ["v1", "v2"] {
+                    rop_ok(
+                        d,
+                        &[
+                            "create",
+                            "api",
+                            "--group",
+                            "cache",
+                            "--version",
+                            version,
+                            "--kind",
+                            "Memcached",
+                            "--controller=false",
+                        ],
+                    );
+                }
+            }),
+            code: 1,
+            message: "v1 is not the storage version of Memcached, v1alpha1 is (its #[rop(...)] says `storage`): the hub of a conversion is the storage version; pass --version v1alpha1 and the others as --spoke, or move `storage` to v1 first",
+        },
         Case {
             args: webhook(&["--conversion"]),
             setup: Edited(|d| {

@@ -167,8 +167,12 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
     let tmp = tempfile::tempdir().unwrap();
     let index_url = server.url("/envtest-releases.yaml");
 
-    // The newest 1.37 for this platform, unpacked with no Go on PATH.
+    // The newest 1.37 for this platform, unpacked with no Go on PATH. A staging folder of a
+    // killed download goes; a running one's (this test's process stands for it) stays.
     let bin = tmp.path().join("bin");
+    let running = format!(".envtest-download-{}-x", std::process::id());
+    std::fs::create_dir_all(bin.join(&running)).unwrap();
+    std::fs::create_dir_all(bin.join(".envtest-download-999999999-x/more")).unwrap();
     let out = install(&["--dir", bin.to_str().unwrap(), "--index", &index_url], &[]);
     assert_eq!(text(&out.stdout), format!("bin dir: {}\netcd Version: 3.6.99\nKubernetes v1.37.9\n", bin.display()));
     let stderr = text(&out.stderr);
@@ -180,7 +184,8 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
         "{stderr}"
     );
     assert!(out.status.success());
-    assert_eq!(listing(&bin), [".envtest", "etcd", "kube-apiserver"]);
+    assert_eq!(listing(&bin), [".envtest", running.as_str(), "etcd", "kube-apiserver"]);
+    std::fs::remove_dir(bin.join(&running)).unwrap();
     assert_eq!(std::fs::read_to_string(bin.join(".envtest")).unwrap(), "envtest-v1.37.9-linux-amd64.tar.gz\n");
     assert_eq!(server.asked(), ["/envtest-releases.yaml", "/envtest-v1.37.9-linux-amd64.tar.gz"]);
 

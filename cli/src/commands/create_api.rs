@@ -257,8 +257,12 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
                     k.group, hub.version, k.kind, k.version
                 ),
                 None => format!(
-                    "objects convert by field name until you add a conversion webhook (`rop create webhook --group {} --version <storage version> --kind {} --conversion --spoke ...`)",
-                    k.group, k.kind
+                    "without a conversion webhook the API server converts an object only by rewriting its apiVersion (fields the other version lacks are pruned); to convert field by field: `rop create webhook --group {} --version {} --kind {} --conversion --spoke {}`",
+                    k.group,
+                    super::create_webhook::storage_version(root, &project, &k.group, &k.kind)
+                        .map_or("<storage version>", |r| r.version.as_str()),
+                    k.kind,
+                    k.version
                 ),
             }
         ));

@@ -169,7 +169,7 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
         }
     }
     if args.conversion && !resource.core {
-        check_hub_is_storage(root, project, &resource, &args.spoke)?;
+        check_hub_is_storage(root, project, &resource)?;
     }
     for spoke in &args.spoke {
         names::check_version(spoke)?;
@@ -234,17 +234,23 @@ fn marked_storage(root: &Path, project: &Project, r: &Resource) -> Option<bool> 
     crate::rust_source::rop_flag(&text, "storage")
 }
 
+/// The version of `group`/`kind` whose types file marks it `storage`, if one does.
+pub(crate) fn storage_version<'p>(root: &Path, project: &'p Project, group: &str, kind: &str) -> Option<&'p Resource> {
+    project
+        .resources
+        .iter()
+        .filter(|r| !r.core && r.group == group && r.kind == kind)
+        .find(|r| marked_storage(root, project, r) == Some(true))
+}
+
 /// Refuses a hub that is not the kind's storage version (the conversion webhook converts
-/// through the version the API server stores) when one of the spokes is.
-fn check_hub_is_storage(root: &Path, project: &Project, hub: &Resource, spokes: &[String]) -> anyhow::Result<()> {
+/// through the version the API server stores) when another version of the kind, a spoke or
+/// not, is marked `storage`.
+fn check_hub_is_storage(root: &Path, project: &Project, hub: &Resource) -> anyhow::Result<()> {
     if marked_storage(root, project, hub) != Some(false) {
         return Ok(());
     }
-    let storage = spokes
-        .iter()
-        .filter_map(|v| project.find(&hub.group, v, &hub.kind))
-        .find(|r| marked_storage(root, project, r) == Some(true));
-    if let Some(storage) = storage {
+    if let Some(storage) = storage_version(root, project, &hub.group, &hub.kind) {
         bail!(
             "{} is not the storage version of {}, {} is (its #[rop(...)] says `storage`): the hub of a conversion is the storage version; pass --version {} and the others as --spoke, or move `storage` to {} first",
             hub.version,

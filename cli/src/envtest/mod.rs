@@ -112,7 +112,9 @@ fn download_into(agent: &ureq::Agent, archive: &Archive, dir: &Path) -> Result<(
         let path = path.to_path_buf();
         move |source| DownloadError::Write { path, source }
     };
-    let staging = tempfile::Builder::new().prefix(".envtest-download-").tempdir_in(dir).map_err(write_error(dir))?;
+    remove_abandoned(dir);
+    let prefix = format!("{STAGING}{}-", std::process::id());
+    let staging = tempfile::Builder::new().prefix(&prefix).tempdir_in(dir).map_err(write_error(dir))?;
     let tarball = staging.path().join(&archive.name);
 
     let body = get(agent, &archive.url)?;
@@ -153,6 +155,29 @@ fn download_into(agent: &ureq::Agent, archive: &Archive, dir: &Path) -> Result<(
     let stamp = dir.join(STAMP);
     std::fs::write(&stamp, format!("{}\n", archive.name)).map_err(write_error(&stamp))?;
     Ok(())
+}
+
+/// The start of a staging folder's name; the downloading process's id follows.
+const STAGING: &str = ".envtest-download-";
+
+/// Removes staging folders left by a download that was killed (Ctrl-C, a CI timeout): those
+/// whose process is gone. Only where that can be told (`/proc`); a running download's folder
+/// is never touched.
+fn remove_abandoned(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(STAGING)?.split('-').next()?.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Unpacks the regular files of `tarball` named [`BINARIES`] (at any depth: the archives keep
