@@ -174,7 +174,11 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
     std::fs::create_dir_all(bin.join(&running)).unwrap();
     std::fs::create_dir_all(bin.join(".envtest-download-999999999-x/more")).unwrap();
     let out = install(&["--dir", bin.to_str().unwrap(), "--index", &index_url], &[]);
-    assert_eq!(text(&out.stdout), format!("bin dir: {}\netcd Version: 3.6.99\nKubernetes v1.37.9\n", bin.display()));
+    let installed = format!(
+        "bin dir: {0}\netcd Version: 3.6.99\nKubernetes v1.37.9\nthe tests find them with ROP_TESTENV_DIR={0}\n",
+        bin.display()
+    );
+    assert_eq!(text(&out.stdout), installed);
     let stderr = text(&out.stderr);
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
@@ -191,7 +195,7 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
 
     // Warm: nothing is downloaded, not even the index.
     let out = install(&["--dir", bin.to_str().unwrap(), "--index", &index_url], &[]);
-    assert_eq!(text(&out.stdout), format!("bin dir: {}\netcd Version: 3.6.99\nKubernetes v1.37.9\n", bin.display()));
+    assert_eq!(text(&out.stdout), installed);
     assert_eq!(text(&out.stderr), "");
     assert_eq!(server.asked(), Vec::<String>::new());
 
@@ -234,7 +238,7 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
         drop(listener);
         format!("http://127.0.0.1:{port}/envtest-releases.yaml")
     };
-    let hint = "Other ways: a copy of envtest-releases.yaml with --index (or ROP_TESTENV_INDEX), a build from source with `--from build` (needs Go), or ROP_TESTENV_DIR pointing at a folder that holds etcd and kube-apiserver";
+    let hint = "Other ways: an index on a mirror or on disk with --index (or ROP_TESTENV_INDEX), a build from source with `--from build` (needs Go), or ROP_TESTENV_DIR pointing at a folder that holds etcd and kube-apiserver";
     let cases: Vec<(String, String)> = vec![
         (server.url("/missing.yaml"), format!("{} answered 404", server.url("/missing.yaml"))),
         (closed.clone(), format!("cannot reach {closed}: ")),
@@ -285,6 +289,103 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
     }
     assert_eq!(std::fs::read_to_string(broken.join("notes.txt")).unwrap(), "mine");
 
+    // Binaries that do not run, or an archive with a binary twice, never replace good ones.
+    let failing =
+        archive(&[("etcd", "#!/bin/sh\necho broken >&2\nexit 1\n"), ("kube-apiserver", &script("Kubernetes v1.37.9"))]);
+    let twice = archive(&[
+        ("etcd", &script("etcd Version: 3.6.99")),
+        ("etcd", &script("etcd Version: 3.6.98")),
+        ("kube-apiserver", &script("Kubernetes v1.37.9")),
+    ]);
+    server.serve("/failing.tar.gz", failing.clone());
+    server.serve("/twice.tar.gz", twice.clone());
+    for (path, url, hash, reason) in [
+        (
+            "/failing.yaml",
+            server.url("/failing.tar.gz"),
+            sha512(&failing),
+            format!("{name}: its etcd does not run here (broken): refused"),
+        ),
+        ("/twice.yaml", server.url("/twice.tar.gz"), sha512(&twice), format!("{name} holds etcd twice: refused")),
+    ] {
+        let index_url = one(path, url, hash);
+        std::fs::remove_file(bin.join(".envtest")).unwrap();
+        let out = install(&["--from", "download", "--dir", bin.to_str().unwrap(), "--index", &index_url], &[]);
+        assert_eq!(out.status.code(), Some(1));
+        let error = text(&out.stderr).lines().last().unwrap_or_default().to_string();
+        assert!(error.starts_with(&format!("error: cannot download the test API server: {reason}. ")), "{error}");
+        assert_eq!(listing(&bin), ["etcd", "kube-apiserver"]);
+        std::fs::write(bin.join(".envtest"), "envtest-v1.37.9-linux-amd64.tar.gz\n").unwrap();
+        assert_eq!(text(&install(&["--dir", bin.to_str().unwrap()], &[]).stdout), installed);
+    }
+
+    // An index on disk, as a path or a file:// URL, whose archive is on disk too.
+    let mirror = tmp.path().join("mirror");
+    std::fs::create_dir(&mirror).unwrap();
+    std::fs::write(mirror.join(name), &good).unwrap();
+    let on_disk = mirror.join(name).display().to_string();
+    std::fs::write(mirror.join("index.yaml"), index(&[("v1.37.9", name, on_disk, sha512(&good))])).unwrap();
+    for (i, index_url) in
+        [mirror.join("index.yaml").display().to_string(), format!("file://{}", mirror.join("index.yaml").display())]
+            .into_iter()
+            .enumerate()
+    {
+        let dir = tmp.path().join(format!("from-disk-{i}"));
+        let out = install(&["--quiet", "--dir", dir.to_str().unwrap(), "--index", &index_url], &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(listing(&dir), [".envtest", "etcd", "kube-apiserver"]);
+    }
+
+    // What the caller must fix is said, with no build from source: a location that is not
+    // one, a folder that cannot be, a release only downloads have, an empty KUBEBUILDER_ASSETS.
+    let a_file = tmp.path().join("a-file");
+    std::fs::write(&a_file, "").unwrap();
+    for (args, env, expected) in [
+        (
+            vec!["--dir", broken.to_str().unwrap(), "--index", "ftp://mirror.example/envtest-releases.yaml"],
+            vec![],
+            "error: cannot download the test API server: ftp://mirror.example/envtest-releases.yaml is neither an http:// or https:// URL nor a file path\n".to_string(),
+        ),
+        (
+            vec!["--dir", a_file.to_str().unwrap(), "--index", &index_url],
+            vec![],
+            format!("error: cannot install into {0}: cannot write {0}: File exists (os error 17)\n", a_file.display()),
+        ),
+        (
+            vec!["--from", "build", "--kubernetes-version", "1.36", "--dir", broken.to_str().unwrap()],
+            vec![],
+            "error: the build from source makes Kubernetes 1.37.2 only; --kubernetes-version 1.36 is for downloads (drop `--from build`)\n".to_string(),
+        ),
+        (
+            vec!["--index", &index_url],
+            vec![("KUBEBUILDER_ASSETS", broken.as_path()), ("HOME", tmp.path())],
+            format!("error: KUBEBUILDER_ASSETS={} holds no executable etcd, and rop-testenv would refuse it: point it at a folder holding etcd and kube-apiserver, or unset it to install into ~/.cache/rop-testenv/bin\n", broken.display()),
+        ),
+    ] {
+        let out = install(&args, &env);
+        assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), expected));
+    }
+    assert_eq!(listing(&broken), ["notes.txt"]);
+
+    // A folder holding the build's binaries at the versions the build pins is current for the
+    // default; asking for a download (or another release) downloads.
+    server.asked();
+    let built = tmp.path().join("built");
+    std::fs::create_dir(&built).unwrap();
+    for (binary, version, said) in
+        [("etcd", "v3.6.16", "etcd Version: 3.6.16"), ("kube-apiserver", "v1.37.2", "Kubernetes v1.37.2")]
+    {
+        std::fs::write(built.join(binary), script(said)).unwrap();
+        std::fs::set_permissions(built.join(binary), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        std::fs::write(built.join(format!(".{binary}.version")), format!("{version}\n")).unwrap();
+    }
+    let out = install(&["--dir", built.to_str().unwrap(), "--index", &index_url], &[]);
+    assert_eq!(text(&out.stdout), format!("bin dir: {}\netcd Version: 3.6.16\nKubernetes v1.37.2\n", built.display()));
+    assert_eq!(server.asked(), Vec::<String>::new());
+    let out = install(&["--from", "download", "--dir", built.to_str().unwrap(), "--index", &index_url], &[]);
+    assert!(text(&out.stdout).contains("Kubernetes v1.37.9\n"), "{}", text(&out.stdout));
+    assert_eq!(listing(&built), [".envtest", "etcd", "kube-apiserver"]);
+
     // Without --from download a failed download falls back to building, which needs Go: the
     // warning says why the download failed and the build says what it needs.
     let out = install(&["--dir", broken.to_str().unwrap(), "--index", &server.url("/missing.yaml")], &[]);
@@ -292,7 +393,7 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.starts_with(&format!(
-            "warning: cannot download the test API server ({} answered 404); building it from source instead, which needs Go 1.26 or newer and about 8 minutes once\n",
+            "warning: cannot download the test API server: {} answered 404. Building it from source instead, which needs Go 1.26 or newer and takes about 8 minutes once\n",
             server.url("/missing.yaml")
         )),
         "{stderr}"

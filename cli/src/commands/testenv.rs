@@ -60,8 +60,8 @@ pub struct InstallArgs {
     /// Download, build, or download and build if that fails.
     #[arg(long, value_enum, default_value_t = From::Auto)]
     pub from: From,
-    /// The envtest release index to download from (a mirror of controller-tools'
-    /// `envtest-releases.yaml`).
+    /// The envtest release index to download from: a URL or a file path (a mirror of
+    /// controller-tools' `envtest-releases.yaml`, whose `selfLink`s may be URLs or paths too).
     #[arg(long, env = "ROP_TESTENV_INDEX", default_value = envtest::index::DEFAULT_INDEX_URL)]
     pub index: String,
     /// The Kubernetes release to download: MAJOR.MINOR for its newest patch, or MAJOR.MINOR.PATCH.
@@ -73,33 +73,47 @@ pub struct InstallArgs {
 ///
 /// # Errors
 /// The binaries are not there and cannot be downloaded (with `--from download`) or built (no
-/// Go, no network: the message or the script's output says why).
+/// Go, no network: the message or the script's output says why); `$KUBEBUILDER_ASSETS` names
+/// a folder without them; the install folder cannot be written.
 pub fn run(command: &TestenvCommand) -> anyhow::Result<()> {
     let TestenvCommand::Install(args) = command;
+    let wanted = args.kubernetes_version;
     let chosen =
         args.dir.clone().or_else(|| std::env::var_os("ROP_TESTENV_DIR").filter(|d| !d.is_empty()).map(PathBuf::from));
     let dir = match &chosen {
-        Some(dir) => dir.clone(),
+        Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
         None => default_dir()?,
     };
+    // The build makes one release; asking for another is for the download alone.
+    let pinned = pinned_release();
+    let buildable = pinned.is_some_and(|release| wanted.matches(release));
+    if args.from == From::Build && !buildable {
+        bail!(
+            "the build from source makes Kubernetes {} only; --kubernetes-version {wanted} is for downloads (drop `--from build`)",
+            pinned.map_or_else(|| "?".to_string(), |r| r.to_string())
+        );
+    }
 
-    // Binaries already there need nothing: rop-testenv looks in these places too.
+    // Binaries already there need nothing: rop-testenv looks in these places too, in this order.
     if chosen.is_none()
         && args.from != From::Build
-        && let Some(found) = elsewhere(args.kubernetes_version)
+        && let Some(found) = elsewhere(wanted)?
     {
         ui::info(&format!("{found}: nothing to install"));
         return Ok(());
     }
     if args.from != From::Build
-        && let Some(archive) = envtest::installed(&dir).filter(|a| envtest::names_release(a, args.kubernetes_version))
+        && let Some(archive) = envtest::installed(&dir).filter(|a| envtest::names_release(a, wanted))
     {
         ui::detail(&format!("{} holds etcd and kube-apiserver from {archive}", dir.display()));
-        return print_versions(&dir);
+        return print_versions(&dir, args.dir.is_some());
     }
-    if args.from != From::Build && !built_and_current(&dir) {
+    if args.from == From::Auto && buildable && built_and_current(&dir) {
+        return build(&dir);
+    }
+    if args.from != From::Build {
         let Some(platform) = Platform::current() else {
-            if args.from == From::Download {
+            if args.from == From::Download || !buildable {
                 bail!(
                     "envtest publishes no binaries for {}/{}: run `rop testenv install --from build`",
                     std::env::consts::OS,
@@ -108,19 +122,27 @@ pub fn run(command: &TestenvCommand) -> anyhow::Result<()> {
             }
             return build(&dir);
         };
-        let source = Source { index_url: args.index.clone(), wanted: args.kubernetes_version, platform };
+        let source = Source { index_url: args.index.clone(), wanted, platform };
         match envtest::install(&source, &dir) {
             Ok(archive) => {
                 ui::detail(&format!("installed etcd and kube-apiserver from {} ({})", archive.name, archive.url));
-                return print_versions(&dir);
+                if !Wanted::parse(KUBERNETES_MINOR).is_ok_and(|minor| minor.matches(archive.release)) {
+                    ui::warning(&format!(
+                        "installed Kubernetes {}: rop's runtime and rop-testenv are built for {KUBERNETES_MINOR}, and rop-testenv finds other releases only through ROP_TESTENV_DIR or KUBEBUILDER_ASSETS",
+                        archive.release
+                    ));
+                }
+                return print_versions(&dir, args.dir.is_some());
             }
-            Err(err) if args.from == From::Download => {
+            Err(err @ envtest::DownloadError::Write { .. }) => bail!("cannot install into {}: {err}", dir.display()),
+            Err(err @ envtest::DownloadError::Location { .. }) => bail!("cannot download the test API server: {err}"),
+            Err(err) if args.from == From::Download || !buildable => {
                 bail!(
-                    "cannot download the test API server: {err}. Other ways: a copy of envtest-releases.yaml with --index (or ROP_TESTENV_INDEX), a build from source with `--from build` (needs Go), or ROP_TESTENV_DIR pointing at a folder that holds etcd and kube-apiserver"
+                    "cannot download the test API server: {err}. Other ways: an index on a mirror or on disk with --index (or ROP_TESTENV_INDEX), a build from source with `--from build` (needs Go), or ROP_TESTENV_DIR pointing at a folder that holds etcd and kube-apiserver"
                 );
             }
             Err(err) => ui::warning(&format!(
-                "cannot download the test API server ({err}); building it from source instead, which needs Go 1.26 or newer and about 8 minutes once"
+                "cannot download the test API server: {err}. Building it from source instead, which needs Go 1.26 or newer and takes about 8 minutes once"
             )),
         }
     }
@@ -135,32 +157,50 @@ fn default_dir() -> anyhow::Result<PathBuf> {
     Ok(Path::new(&home).join(".cache/rop-testenv/bin"))
 }
 
-/// Binaries rop-testenv finds without an install: `$KUBEBUILDER_ASSETS`, or setup-envtest's
-/// store for the wanted release. Returns what to say about them.
-fn elsewhere(wanted: Wanted) -> Option<String> {
-    let holds_both = |dir: &Path| envtest::BINARIES.iter().all(|b| dir.join(b).is_file());
-    if let Some(assets) = std::env::var_os("KUBEBUILDER_ASSETS").filter(|a| !a.is_empty()).map(PathBuf::from)
-        && holds_both(&assets)
-    {
-        return Some(format!("etcd and kube-apiserver are in $KUBEBUILDER_ASSETS ({})", assets.display()));
+/// Binaries rop-testenv finds without an install, as it looks for them: `$KUBEBUILDER_ASSETS`
+/// (which must hold both: a folder named there is used or refused, never passed over), or
+/// setup-envtest's store when the wanted release is the one rop-testenv looks for there.
+/// Returns what to say about them.
+fn elsewhere(wanted: Wanted) -> anyhow::Result<Option<String>> {
+    if let Some(assets) = std::env::var_os("KUBEBUILDER_ASSETS").filter(|a| !a.is_empty()).map(PathBuf::from) {
+        if let Some(missing) = envtest::BINARIES.into_iter().find(|b| !envtest::holds_all(&assets, &[b])) {
+            bail!(
+                "KUBEBUILDER_ASSETS={} holds no executable {missing}, and rop-testenv would refuse it: point it at a folder holding etcd and kube-apiserver, or unset it to install into ~/.cache/rop-testenv/bin",
+                assets.display()
+            );
+        }
+        return Ok(Some(format!("etcd and kube-apiserver are in $KUBEBUILDER_ASSETS ({})", assets.display())));
     }
-    let folder = envtest::setup_envtest_folder(wanted, &Platform::current()?)?;
-    Some(format!(
-        "setup-envtest's store holds etcd and kube-apiserver in {}, where rop-testenv finds them",
-        folder.display()
-    ))
+    let searched = Wanted::parse(KUBERNETES_MINOR).ok();
+    if searched.is_none_or(|minor| minor.major != wanted.major || minor.minor != wanted.minor) {
+        return Ok(None);
+    }
+    let Some(platform) = Platform::current() else { return Ok(None) };
+    Ok(envtest::setup_envtest_folder(wanted, &platform).map(|folder| {
+        format!(
+            "setup-envtest's store holds etcd and kube-apiserver in {}, where rop-testenv finds them",
+            folder.display()
+        )
+    }))
+}
+
+/// The value of `VARIABLE="..."` in the build script.
+fn pinned(variable: &str) -> Option<String> {
+    let prefix = format!("{variable}=\"");
+    INSTALL_SCRIPT.lines().find_map(|line| line.strip_prefix(&prefix)?.strip_suffix('"').map(str::to_string))
+}
+
+/// The Kubernetes release the build script makes (`K8S_VERSION`).
+fn pinned_release() -> Option<envtest::index::Release> {
+    envtest::index::parse_release(pinned("K8S_VERSION")?.trim_start_matches('v'))
 }
 
 /// Whether the build script's stamps in `dir` name the versions it pins (its own warm path).
 fn built_and_current(dir: &Path) -> bool {
-    let pinned = |variable: &str| {
-        let prefix = format!("{variable}=\"");
-        INSTALL_SCRIPT.lines().find_map(|line| line.strip_prefix(&prefix)?.strip_suffix('"').map(str::to_string))
-    };
     let stamp = |binary: &str| {
         std::fs::read_to_string(dir.join(format!(".{binary}.version"))).ok().map(|s| s.trim().to_string())
     };
-    envtest::BINARIES.iter().all(|b| dir.join(b).is_file())
+    envtest::holds_both(dir)
         && stamp("etcd").is_some_and(|v| Some(v) == pinned("ETCD_VERSION"))
         && stamp("kube-apiserver").is_some_and(|v| Some(v) == pinned("K8S_VERSION"))
 }
@@ -176,22 +216,24 @@ fn build(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints the folder and what each binary says its version is, as the build script does.
-fn print_versions(dir: &Path) -> anyhow::Result<()> {
+/// Prints the folder and what each binary says its version is, as the build script does;
+/// for a folder given with `--dir`, how the tests find it.
+fn print_versions(dir: &Path, given: bool) -> anyhow::Result<()> {
     ui::info(&format!("bin dir: {}", dir.display()));
     for binary in envtest::BINARIES {
         let path = dir.join(binary);
-        let output =
-            Command::new(&path).arg("--version").output().with_context(|| format!("cannot run {}", path.display()))?;
-        if !output.status.success() {
-            bail!(
-                "{} --version failed: the binary is not usable on this machine ({})",
+        let version = envtest::runs(&path).map_err(|reason| {
+            anyhow::anyhow!(
+                "{} does not run here ({reason}): remove {} and run `rop testenv install` again",
                 path.display(),
-                String::from_utf8_lossy(&output.stderr).trim()
-            );
-        }
-        let text = String::from_utf8_lossy(&output.stdout);
-        ui::info(text.lines().next().unwrap_or_default());
+                dir.display()
+            )
+        })?;
+        ui::info(&version);
+    }
+    let named = std::env::var_os("ROP_TESTENV_DIR").is_some_and(|d| std::path::absolute(&d).is_ok_and(|d| d == dir));
+    if given && !named {
+        ui::info(&format!("the tests find them with ROP_TESTENV_DIR={}", dir.display()));
     }
     Ok(())
 }

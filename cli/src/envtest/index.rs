@@ -74,7 +74,8 @@ impl Wanted {
         }
     }
 
-    fn matches(&self, release: Release) -> bool {
+    /// Whether `release` is the one wanted (any patch when none was given).
+    pub fn matches(&self, release: Release) -> bool {
         release.major == self.major && release.minor == self.minor && self.patch.is_none_or(|p| p == release.patch)
     }
 }
@@ -158,7 +159,15 @@ pub fn parse_release(text: &str) -> Option<Release> {
 /// The text is not such an index, or no archive matches (the message names the newest
 /// release the index has for `platform`).
 pub fn choose(text: &str, wanted: Wanted, platform: &Platform) -> Result<Archive, String> {
-    let index: Index = serde_yaml::from_str(text).map_err(|e| format!("it is not an envtest release index ({e})"))?;
+    let index: Index = serde_yaml::from_str(text).map_err(|e| {
+        // A web page given as the index would be quoted whole.
+        let mut said = e.to_string();
+        if let Some((cut, _)) = said.char_indices().nth(160) {
+            said.truncate(cut);
+            said.push_str("...");
+        }
+        format!("it is not an envtest release index ({said})")
+    })?;
     let mut for_platform: Vec<Archive> = Vec::new();
     for (name, entry) in index.releases.into_values().flatten() {
         let Some((release, archive_platform)) = parse_name(&name) else { continue };

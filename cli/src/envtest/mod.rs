@@ -36,9 +36,16 @@ pub struct Source {
 /// Why a download did not install the binaries. Each message says what was wrong where.
 #[derive(Debug, thiserror::Error)]
 pub enum DownloadError {
-    /// No answer: no network, a name that does not resolve, a refused connection, a timeout.
+    /// `--index` or a `selfLink` is neither an `http(s)://` URL nor a file path.
+    #[error("{location} is neither an http:// or https:// URL nor a file path")]
+    Location { location: String },
+    /// No answer: no network, a name that does not resolve, a refused connection, a timeout,
+    /// or a file that cannot be opened.
     #[error("cannot reach {url}: {reason}")]
     Unreachable { url: String, reason: String },
+    /// The answer broke off, or stalled for a minute.
+    #[error("the download of {url} broke off ({reason})")]
+    Interrupted { url: String, reason: String },
     /// An answer other than 200.
     #[error("{url} answered {status}")]
     Status { url: String, status: u16 },
@@ -51,10 +58,16 @@ pub enum DownloadError {
     /// The archive does not unpack, or lacks a binary.
     #[error("{name} {reason}")]
     Archive { name: String, reason: String },
+    /// A binary of the archive does not run on this machine (`--version` fails).
+    #[error("{name}: its {binary} does not run here ({reason}): refused")]
+    Unusable { name: String, binary: &'static str, reason: String },
     /// Writing into the install folder failed.
     #[error("cannot write {path}: {source}", path = path.display())]
     Write { path: PathBuf, source: std::io::Error },
 }
+
+/// The largest index read; controller-tools' is about 30 KiB.
+const INDEX_LIMIT: u64 = 10 << 20;
 
 /// Downloads the archive `source` names into `dir` (created when missing): `dir/etcd`,
 /// `dir/kube-apiserver` and the stamp [`STAMP`] naming the archive. Returns the archive.
@@ -63,13 +76,18 @@ pub enum DownloadError {
 /// See [`DownloadError`]; `dir` is then as it was (a folder this call created is removed).
 pub fn install(source: &Source, dir: &Path) -> Result<Archive, DownloadError> {
     let agent = agent();
-    let bytes = get(&agent, &source.index_url)?
-        .read_to_vec()
-        .map_err(|e| DownloadError::Unreachable { url: source.index_url.clone(), reason: e.to_string() })?;
-    let text = String::from_utf8(bytes).map_err(|_| DownloadError::Index {
-        url: source.index_url.clone(),
-        reason: "it is not an envtest release index (not UTF-8 text)".to_string(),
-    })?;
+    let index_error = |reason: &str| DownloadError::Index { url: source.index_url.clone(), reason: reason.to_string() };
+    let (reader, _) = open(&agent, &source.index_url)?;
+    let mut bytes = Vec::new();
+    reader
+        .take(INDEX_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| DownloadError::Interrupted { url: source.index_url.clone(), reason: e.to_string() })?;
+    if bytes.len() as u64 > INDEX_LIMIT {
+        return Err(index_error("it is larger than 10 MiB, which no envtest release index is"));
+    }
+    let text =
+        String::from_utf8(bytes).map_err(|_| index_error("it is not an envtest release index (not UTF-8 text)"))?;
     let archive = index::choose(&text, source.wanted, &source.platform)
         .map_err(|reason| DownloadError::Index { url: source.index_url.clone(), reason })?;
 
@@ -95,16 +113,28 @@ fn agent() -> ureq::Agent {
         .into()
 }
 
-fn get(agent: &ureq::Agent, url: &str) -> Result<ureq::Body, DownloadError> {
-    let response = agent
-        .get(url)
-        .call()
-        .map_err(|e| DownloadError::Unreachable { url: url.to_string(), reason: e.to_string() })?;
-    let status = response.status().as_u16();
-    if status != 200 {
-        return Err(DownloadError::Status { url: url.to_string(), status });
+/// Opens `location`: an `http://` or `https://` URL, or a file (`file://PATH` or a plain
+/// path, for a mirror on disk). Returns the reader and the size when known.
+fn open(agent: &ureq::Agent, location: &str) -> Result<(Box<dyn Read>, Option<u64>), DownloadError> {
+    let unreachable = |reason: String| DownloadError::Unreachable { url: location.to_string(), reason };
+    if location.starts_with("http://") || location.starts_with("https://") {
+        let response = agent.get(location).call().map_err(|e| unreachable(e.to_string()))?;
+        let status = response.status().as_u16();
+        if status != 200 {
+            return Err(DownloadError::Status { url: location.to_string(), status });
+        }
+        let body = response.into_body();
+        let size = body.content_length();
+        return Ok((Box::new(body.into_reader()), size));
     }
-    Ok(response.into_body())
+    let path = match location.strip_prefix("file://") {
+        Some(path) => path,
+        None if location.contains("://") => return Err(DownloadError::Location { location: location.to_string() }),
+        None => location,
+    };
+    let file = File::open(path).map_err(|e| unreachable(e.to_string()))?;
+    let size = file.metadata().ok().map(|m| m.len());
+    Ok((Box::new(file), size))
 }
 
 fn download_into(agent: &ureq::Agent, archive: &Archive, dir: &Path) -> Result<(), DownloadError> {
@@ -117,26 +147,16 @@ fn download_into(agent: &ureq::Agent, archive: &Archive, dir: &Path) -> Result<(
     let staging = tempfile::Builder::new().prefix(&prefix).tempdir_in(dir).map_err(write_error(dir))?;
     let tarball = staging.path().join(&archive.name);
 
-    let body = get(agent, &archive.url)?;
-    let step = ui::Step::bytes(&format!("downloading {}", archive.name), body.content_length());
-    let mut reader = body.into_reader();
-    let mut file = File::create(&tarball).map_err(write_error(&tarball))?;
-    let mut hasher = Sha512::new();
-    let mut buffer = vec![0; 1 << 16];
-    loop {
-        let read = reader
-            .read(&mut buffer)
-            .map_err(|e| DownloadError::Unreachable { url: archive.url.clone(), reason: e.to_string() })?;
-        if read == 0 {
-            break;
+    let (mut reader, size) = open(agent, &archive.url)?;
+    let step = ui::Step::bytes(&format!("downloading {}", archive.name), size);
+    let copied = copy_hashing(&mut reader, &tarball, &step, &archive.url);
+    let actual = match copied {
+        Ok(actual) => actual,
+        Err(err) => {
+            step.finish("failed");
+            return Err(err);
         }
-        hasher.update(&buffer[..read]);
-        file.write_all(&buffer[..read]).map_err(write_error(&tarball))?;
-        step.advance(read as u64);
-    }
-    file.flush().map_err(write_error(&tarball))?;
-    drop(file);
-    let actual = hex(&hasher.finalize());
+    };
     if actual != archive.sha512 {
         step.finish("checksum does not match");
         return Err(DownloadError::Checksum { name: archive.name.clone(), expected: archive.sha512.clone(), actual });
@@ -144,6 +164,14 @@ fn download_into(agent: &ureq::Agent, archive: &Archive, dir: &Path) -> Result<(
     step.finish("done, SHA-512 matches");
 
     unpack(&tarball, &archive.name, staging.path())?;
+    // Binaries that do not run here never replace ones that do.
+    for binary in BINARIES {
+        runs(&staging.path().join(binary)).map_err(|reason| DownloadError::Unusable {
+            name: archive.name.clone(),
+            binary,
+            reason,
+        })?;
+    }
     for binary in BINARIES {
         let target = dir.join(binary);
         std::fs::rename(staging.path().join(binary), &target).map_err(write_error(&target))?;
@@ -155,6 +183,39 @@ fn download_into(agent: &ureq::Agent, archive: &Archive, dir: &Path) -> Result<(
     let stamp = dir.join(STAMP);
     std::fs::write(&stamp, format!("{}\n", archive.name)).map_err(write_error(&stamp))?;
     Ok(())
+}
+
+/// Copies `reader` into the file `to`, advancing `step`; returns the SHA-512 of what it copied.
+fn copy_hashing(reader: &mut dyn Read, to: &Path, step: &ui::Step, url: &str) -> Result<String, DownloadError> {
+    let write_error = |source| DownloadError::Write { path: to.to_path_buf(), source };
+    let mut file = File::create(to).map_err(write_error)?;
+    let mut hasher = Sha512::new();
+    let mut buffer = vec![0; 1 << 16];
+    loop {
+        let read = reader
+            .read(&mut buffer)
+            .map_err(|e| DownloadError::Interrupted { url: url.to_string(), reason: e.to_string() })?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+        file.write_all(&buffer[..read]).map_err(write_error)?;
+        step.advance(read as u64);
+    }
+    file.flush().map_err(write_error)?;
+    Ok(hex(&hasher.finalize()))
+}
+
+/// Runs `binary --version`; the reason when it does not run or fails.
+pub fn runs(binary: &Path) -> Result<String, String> {
+    let output = std::process::Command::new(binary).arg("--version").output().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let said = stderr.trim().lines().next().unwrap_or_default();
+        return Err(if said.is_empty() { format!("`--version` {}", output.status) } else { said.to_string() });
+    }
+    Ok(stdout.lines().next().unwrap_or_default().to_string())
 }
 
 /// The start of a staging folder's name; the downloading process's id follows.
@@ -199,6 +260,12 @@ fn unpack(tarball: &Path, name: &str, into: &Path) -> Result<(), DownloadError> 
         let Some(binary) = BINARIES.into_iter().find(|b| path.file_name().is_some_and(|n| n == *b)) else {
             continue;
         };
+        if found.contains(&binary) {
+            return Err(DownloadError::Archive {
+                name: name.to_string(),
+                reason: format!("holds {binary} twice: refused"),
+            });
+        }
         let target = into.join(binary);
         let mut out = File::create(&target).map_err(|source| DownloadError::Write { path: target.clone(), source })?;
         std::io::copy(&mut entry, &mut out).map_err(unreadable)?;
@@ -209,6 +276,28 @@ fn unpack(tarball: &Path, name: &str, into: &Path) -> Result<(), DownloadError> 
         return Err(DownloadError::Archive { name: name.to_string(), reason: format!("holds no {missing}: refused") });
     }
     Ok(())
+}
+
+/// Whether `dir` holds both [`BINARIES`], executable.
+pub fn holds_both(dir: &Path) -> bool {
+    holds_all(dir, &BINARIES)
+}
+
+/// Whether `dir` holds every one of `binaries`, executable.
+pub fn holds_all(dir: &Path, binaries: &[&str]) -> bool {
+    binaries.iter().all(|b| is_executable(&dir.join(b)))
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
 }
 
 fn make_executable(path: &Path) -> std::io::Result<()> {
@@ -235,7 +324,7 @@ fn hex(bytes: &[u8]) -> String {
 /// The archive named by the stamp in `dir`, when both binaries are there too.
 pub fn installed(dir: &Path) -> Option<String> {
     let stamp = std::fs::read_to_string(dir.join(STAMP)).ok()?;
-    BINARIES.iter().all(|b| dir.join(b).is_file()).then(|| stamp.trim().to_string())
+    holds_both(dir).then(|| stamp.trim().to_string())
 }
 
 /// Whether an archive name is of the wanted release (`envtest-v1.37.2-...` for 1.37).
@@ -266,8 +355,7 @@ pub fn setup_envtest_folder(wanted: Wanted, platform: &Platform) -> Option<PathB
             let name = path.file_name()?.to_str()?;
             let release = name.strip_suffix(&suffix)?;
             let archive = format!("envtest-v{release}{suffix}.tar.gz");
-            let holds_both = BINARIES.iter().all(|b| path.join(b).is_file());
-            (names_release(&archive, wanted) && holds_both)
+            (names_release(&archive, wanted) && holds_both(&path))
                 .then(|| index::parse_release(release).map(|r| (r, path.clone())))
                 .flatten()
         })
