@@ -344,12 +344,17 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
         (
             vec!["--dir", broken.to_str().unwrap(), "--index", "ftp://mirror.example/envtest-releases.yaml"],
             vec![],
-            "error: cannot download the test API server: ftp://mirror.example/envtest-releases.yaml is neither an http:// or https:// URL nor a file path\n".to_string(),
+            "error: cannot download the test API server: ftp://mirror.example/envtest-releases.yaml: only http://, https:// and file:// URLs, or file paths, are read\n".to_string(),
+        ),
+        (
+            vec!["--dir", broken.to_str().unwrap(), "--index", "/no/such/index.yaml"],
+            vec![],
+            "error: cannot download the test API server: /no/such/index.yaml: cannot read it (No such file or directory (os error 2))\n".to_string(),
         ),
         (
             vec!["--dir", a_file.to_str().unwrap(), "--index", &index_url],
             vec![],
-            format!("error: cannot install into {0}: cannot write {0}: File exists (os error 17)\n", a_file.display()),
+            format!("error: cannot install into {}: it is a file, not a folder; pass --dir with a folder\n", a_file.display()),
         ),
         (
             vec!["--from", "build", "--kubernetes-version", "1.36", "--dir", broken.to_str().unwrap()],
@@ -380,11 +385,33 @@ fn downloads_checks_and_refuses_as_setup_envtest_would() {
         std::fs::write(built.join(format!(".{binary}.version")), format!("{version}\n")).unwrap();
     }
     let out = install(&["--dir", built.to_str().unwrap(), "--index", &index_url], &[]);
-    assert_eq!(text(&out.stdout), format!("bin dir: {}\netcd Version: 3.6.16\nKubernetes v1.37.2\n", built.display()));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "bin dir: {0}\netcd Version: 3.6.16\nKubernetes v1.37.2\nthe tests find them with ROP_TESTENV_DIR={0}\n",
+            built.display()
+        )
+    );
     assert_eq!(server.asked(), Vec::<String>::new());
     let out = install(&["--from", "download", "--dir", built.to_str().unwrap(), "--index", &index_url], &[]);
     assert!(text(&out.stdout).contains("Kubernetes v1.37.9\n"), "{}", text(&out.stdout));
     assert_eq!(listing(&built), [".envtest", "etcd", "kube-apiserver"]);
+
+    // Binaries put in a folder by hand (no stamp) are used as they are, named by
+    // ROP_TESTENV_DIR (so no reminder), and the index is not read.
+    let by_hand = tmp.path().join("by-hand");
+    std::fs::create_dir(&by_hand).unwrap();
+    for binary in ["etcd", "kube-apiserver"] {
+        std::fs::copy(built.join(binary), by_hand.join(binary)).unwrap();
+    }
+    server.asked();
+    let out = install(&["--index", &index_url], &[("ROP_TESTENV_DIR", by_hand.as_path())]);
+    assert_eq!(
+        text(&out.stdout),
+        format!("bin dir: {}\netcd Version: 3.6.99\nKubernetes v1.37.9\n", by_hand.display())
+    );
+    assert_eq!(server.asked(), Vec::<String>::new());
+    assert_eq!(listing(&by_hand), ["etcd", "kube-apiserver"]);
 
     // Without --from download a failed download falls back to building, which needs Go: the
     // warning says why the download failed and the build says what it needs.

@@ -81,9 +81,16 @@ pub fn run(command: &TestenvCommand) -> anyhow::Result<()> {
     let chosen =
         args.dir.clone().or_else(|| std::env::var_os("ROP_TESTENV_DIR").filter(|d| !d.is_empty()).map(PathBuf::from));
     let dir = match &chosen {
-        Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
+        Some(dir) => tidy(&std::path::absolute(dir).unwrap_or_else(|_| dir.clone())),
         None => default_dir()?,
     };
+    if dir.exists() && !dir.is_dir() {
+        bail!("cannot install into {}: it is a file, not a folder; pass --dir with a folder", dir.display());
+    }
+    envtest::remove_abandoned(&dir);
+    let index = if args.index.is_empty() { envtest::index::DEFAULT_INDEX_URL } else { args.index.as_str() };
+    let given = args.dir.is_some()
+        && std::env::var_os("ROP_TESTENV_DIR").is_none_or(|d| std::path::absolute(&d).is_ok_and(|d| tidy(&d) != dir));
     // The build makes one release; asking for another is for the download alone.
     let pinned = pinned_release();
     let buildable = pinned.is_some_and(|release| wanted.matches(release));
@@ -106,10 +113,19 @@ pub fn run(command: &TestenvCommand) -> anyhow::Result<()> {
         && let Some(archive) = envtest::installed(&dir).filter(|a| envtest::names_release(a, wanted))
     {
         ui::detail(&format!("{} holds etcd and kube-apiserver from {archive}", dir.display()));
-        return print_versions(&dir, args.dir.is_some());
+        return print_versions(&dir, given);
     }
     if args.from == From::Auto && buildable && built_and_current(&dir) {
-        return build(&dir);
+        return build(&dir, given);
+    }
+    // Binaries put there by hand (setup-envtest's folder, a copy) are used as they are, as
+    // rop-testenv uses them; neither stamp says where they came from.
+    if args.from == From::Auto && unstamped(&dir) && envtest::holds_both(&dir) {
+        ui::detail(&format!(
+            "{} holds etcd and kube-apiserver that rop did not install: used as they are",
+            dir.display()
+        ));
+        return print_versions(&dir, given);
     }
     if args.from != From::Build {
         let Some(platform) = Platform::current() else {
@@ -120,9 +136,9 @@ pub fn run(command: &TestenvCommand) -> anyhow::Result<()> {
                     std::env::consts::ARCH
                 );
             }
-            return build(&dir);
+            return build(&dir, given);
         };
-        let source = Source { index_url: args.index.clone(), wanted, platform };
+        let source = Source { index_url: index.to_string(), wanted, platform };
         match envtest::install(&source, &dir) {
             Ok(archive) => {
                 ui::detail(&format!("installed etcd and kube-apiserver from {} ({})", archive.name, archive.url));
@@ -132,13 +148,14 @@ pub fn run(command: &TestenvCommand) -> anyhow::Result<()> {
                         archive.release
                     ));
                 }
-                return print_versions(&dir, args.dir.is_some());
+                return print_versions(&dir, given);
             }
             Err(err @ envtest::DownloadError::Write { .. }) => bail!("cannot install into {}: {err}", dir.display()),
             Err(err @ envtest::DownloadError::Location { .. }) => bail!("cannot download the test API server: {err}"),
             Err(err) if args.from == From::Download || !buildable => {
+                let build = if buildable { ", a build from source with `--from build` (needs Go)" } else { "" };
                 bail!(
-                    "cannot download the test API server: {err}. Other ways: an index on a mirror or on disk with --index (or ROP_TESTENV_INDEX), a build from source with `--from build` (needs Go), or ROP_TESTENV_DIR pointing at a folder that holds etcd and kube-apiserver"
+                    "cannot download the test API server: {err}. Other ways: an index on a mirror or on disk with --index (or ROP_TESTENV_INDEX){build}, or ROP_TESTENV_DIR pointing at a folder that holds etcd and kube-apiserver"
                 );
             }
             Err(err) => ui::warning(&format!(
@@ -146,7 +163,27 @@ pub fn run(command: &TestenvCommand) -> anyhow::Result<()> {
             )),
         }
     }
-    build(&dir)
+    build(&dir, given)
+}
+
+/// `path` without `.` and `..` components (`std::path::absolute` keeps `..`).
+fn tidy(path: &Path) -> PathBuf {
+    let mut tidied = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                tidied.pop();
+            }
+            other => tidied.push(other),
+        }
+    }
+    tidied
+}
+
+/// Whether `dir` has neither a download's stamp nor the build's.
+fn unstamped(dir: &Path) -> bool {
+    [envtest::STAMP, ".etcd.version", ".kube-apiserver.version"].iter().all(|stamp| !dir.join(stamp).exists())
 }
 
 /// `~/.cache/rop-testenv/bin`.
@@ -168,6 +205,12 @@ fn elsewhere(wanted: Wanted) -> anyhow::Result<Option<String>> {
                 "KUBEBUILDER_ASSETS={} holds no executable {missing}, and rop-testenv would refuse it: point it at a folder holding etcd and kube-apiserver, or unset it to install into ~/.cache/rop-testenv/bin",
                 assets.display()
             );
+        }
+        let assets = tidy(&std::path::absolute(&assets).unwrap_or(assets));
+        for binary in envtest::BINARIES {
+            envtest::runs(&assets.join(binary)).map_err(|reason| {
+                anyhow::anyhow!("KUBEBUILDER_ASSETS={}: its {binary} does not run here ({reason})", assets.display())
+            })?;
         }
         return Ok(Some(format!("etcd and kube-apiserver are in $KUBEBUILDER_ASSETS ({})", assets.display())));
     }
@@ -205,13 +248,17 @@ fn built_and_current(dir: &Path) -> bool {
         && stamp("kube-apiserver").is_some_and(|v| Some(v) == pinned("K8S_VERSION"))
 }
 
-/// Runs the build script into `dir` (which prints the versions).
-fn build(dir: &Path) -> anyhow::Result<()> {
+/// Runs the build script into `dir` (which prints the versions); for a folder given with
+/// `--dir`, says how the tests find it.
+fn build(dir: &Path, given: bool) -> anyhow::Result<()> {
     let mut script = Command::new("bash");
     script.arg("-c").arg(INSTALL_SCRIPT).arg("rop testenv install").arg(dir);
     let status = script.status().context("cannot run bash, which runs the install script")?;
     if !status.success() {
         bail!("installing the test API server failed (its output above says why)");
+    }
+    if given {
+        ui::info(&format!("the tests find them with ROP_TESTENV_DIR={}", dir.display()));
     }
     Ok(())
 }
@@ -231,8 +278,7 @@ fn print_versions(dir: &Path, given: bool) -> anyhow::Result<()> {
         })?;
         ui::info(&version);
     }
-    let named = std::env::var_os("ROP_TESTENV_DIR").is_some_and(|d| std::path::absolute(&d).is_ok_and(|d| d == dir));
-    if given && !named {
+    if given {
         ui::info(&format!("the tests find them with ROP_TESTENV_DIR={}", dir.display()));
     }
     Ok(())

@@ -36,9 +36,10 @@ pub struct Source {
 /// Why a download did not install the binaries. Each message says what was wrong where.
 #[derive(Debug, thiserror::Error)]
 pub enum DownloadError {
-    /// `--index` or a `selfLink` is neither an `http(s)://` URL nor a file path.
-    #[error("{location} is neither an http:// or https:// URL nor a file path")]
-    Location { location: String },
+    /// `--index` or a `selfLink` is not an `http(s)://` or `file://` URL nor a file path, or
+    /// names a file that cannot be read: a mistake building from source would not mend.
+    #[error("{location}: {reason}")]
+    Location { location: String, reason: String },
     /// No answer: no network, a name that does not resolve, a refused connection, a timeout,
     /// or a file that cannot be opened.
     #[error("cannot reach {url}: {reason}")]
@@ -129,10 +130,18 @@ fn open(agent: &ureq::Agent, location: &str) -> Result<(Box<dyn Read>, Option<u6
     }
     let path = match location.strip_prefix("file://") {
         Some(path) => path,
-        None if location.contains("://") => return Err(DownloadError::Location { location: location.to_string() }),
+        None if location.contains("://") => {
+            return Err(DownloadError::Location {
+                location: location.to_string(),
+                reason: "only http://, https:// and file:// URLs, or file paths, are read".to_string(),
+            });
+        }
         None => location,
     };
-    let file = File::open(path).map_err(|e| unreachable(e.to_string()))?;
+    let file = File::open(path).map_err(|e| DownloadError::Location {
+        location: location.to_string(),
+        reason: format!("cannot read it ({e})"),
+    })?;
     let size = file.metadata().ok().map(|m| m.len());
     Ok((Box::new(file), size))
 }
@@ -224,7 +233,7 @@ const STAGING: &str = ".envtest-download-";
 /// Removes staging folders left by a download that was killed (Ctrl-C, a CI timeout): those
 /// whose process is gone. Only where that can be told (`/proc`); a running download's folder
 /// is never touched.
-fn remove_abandoned(dir: &Path) {
+pub fn remove_abandoned(dir: &Path) {
     if !Path::new("/proc/self").exists() {
         return;
     }
