@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rop's benchmarks (see docs/benchmarks.md for the figures and how to read them).
 #
-#   scripts/bench.sh [SECTION...]      SECTION: scaffold derive generate verify operator
+#   scripts/bench.sh [SECTION...]      SECTION: install scaffold derive generate verify operator
 #                                      operator-runtime operator-faults (default: all)
 #
 # Every comparison is a ratio of two commands measured in the same run, since the machines
@@ -40,7 +40,7 @@ here="$repo/scripts/bench"
 source "$here/lib.sh"
 
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(scaffold derive generate verify operator operator-runtime operator-faults)
+[ ${#sections[@]} -gt 0 ] || sections=(install scaffold derive generate verify operator operator-runtime operator-faults)
 want() { [[ " ${sections[*]} " == *" $1 "* ]]; }
 
 BENCH_DIR="${BENCH_DIR:-$repo/target/bench}"
@@ -120,6 +120,22 @@ echo "rop: $rop ($("$rop" version | sed -n 1p))" | tee -a "$OUT/machine.txt" >&2
 # Generated projects share one build folder, so kube and its dependencies compile once.
 PROJECTS_TARGET="$BENCH_DIR/target-projects"
 export ROP_INIT_ARGS="--rop-path $snap/runtime"
+
+# ---------------------------------------------------------------------------------------------
+# 0. Installing rop: `cargo install --locked --path cli` is this release build from nothing (a
+# fresh target folder; crates already downloaded). Cargo's own timings name the crates that
+# cost the most.
+if want install; then
+  log "0. install: cargo build --release --locked -p rop-cli, cold"
+  t="$BENCH_DIR/target-install"
+  rm -rf "$t"
+  start=$(date +%s.%N)
+  CARGO_TARGET_DIR="$t" cargo build --quiet --release --locked -p rop-cli --timings --manifest-path "$snap/Cargo.toml" 2>"$OUT/install.log"
+  i_s=$(python3 -c "print($(date +%s.%N) - $start)")
+  heaviest=$(python3 "$here/heaviest_units.py" "$t"/cargo-timings/cargo-timing.html)
+  result "0 install" "cold release build of the CLI, $(nproc) cores (heaviest: $heaviest)" "$(secs "$i_s")" "<= 300 s" "$(verdict "$i_s" "<=" 300)"
+  rm -rf "$t"
+fi
 
 # ---------------------------------------------------------------------------------------------
 # 1. Scaffolding: rop init + three rop create api + rop create webhook. rop starts no process
