@@ -262,6 +262,11 @@ if want verify; then
   "$rop" verify "${files[@]}" >"$OUT/verify.txt" 2>&1 || true
   result "4 verify" "rop verify on ${#files[@]} files ($(tail -1 "$OUT/verify.txt" | sed 's/|/\\|/g')), release (median; $(spread verify 'rop verify'))" "$(ms "$v_s")" "< 200 ms" "$(verdict "$v_s" "<" 0.2)"
   result "4 verify" "peak memory (max RSS)" "$(mb "$v_rss")" "" ""
+  # Compatibility: every CRD compared with itself (the whole walk, no findings).
+  measure verify "$RUNS" 3 "rop verify --against" "" "$rop verify --against $WILD ${files[*]}"
+  c_s=$(median verify "rop verify --against")
+  "$rop" verify --against "$WILD" "${files[@]}" >"$OUT/verify-against.txt" 2>&1 || true
+  result "4 verify" "rop verify --against: each of them compared with itself ($(tail -1 "$OUT/verify-against.txt")), release (median; $(spread verify 'rop verify --against'))" "$(ms "$c_s")" "< 300 ms" "$(verdict "$c_s" "<" 0.3)"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite, with everything it needs installed first, so that it passes on a fresh
 # machine: kubernetes-validate (PyPI), rustfmt and clippy (rustup), and the test API server's
-# etcd and kube-apiserver and helm (built once with Go into ~/.cache/rop-testenv/bin, about 11
-# minutes cold, well under a second after that). CI (.ci/run) runs this same script.
+# etcd and kube-apiserver, helm and crdify (built once with Go into ~/.cache/rop-testenv/bin,
+# about 12 minutes cold, well under a second after that). CI (.ci/run) runs this same script.
 #
 #   scripts/test.sh [CARGO TEST ARGS...]     e.g. scripts/test.sh -p rop-cli --test lifecycle
 #
-# ROP_TESTENV_INSTALL=0 skips building the API server and helm (their tests then say they skipped).
+# ROP_TESTENV_INSTALL=0 skips building the API server, helm and crdify (their tests then say they
+# skipped).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
@@ -37,6 +38,8 @@ if [ "${ROP_TESTENV_INSTALL:-1}" != 0 ]; then
   scripts/install-testenv.sh >/dev/null
   step "installing helm (scripts/install-helm.sh; the chart tests lint and render dist/chart)"
   scripts/install-helm.sh >/dev/null
+  step "installing crdify (scripts/install-crdify.sh; the oracle of rop verify --against)"
+  scripts/install-crdify.sh
 fi
 
 # With no arguments the whole workspace, after packaging the crates generated projects depend on

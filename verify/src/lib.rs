@@ -41,9 +41,11 @@
 //! ```
 //!
 //! [`samples`] checks custom objects (a project's `config/samples/`) against a CRD the same
-//! way. Both report [`Finding`]s.
+//! way, and [`compat`] compares two revisions of a CRD for changes that break stored objects or
+//! clients. All three report [`Finding`]s.
 
 mod cel;
+pub mod compat;
 mod crd;
 mod dns;
 mod documents;
@@ -56,4 +58,4 @@ pub mod samples;
 pub use crd::{verify_crd, verify_yaml};
 pub use documents::{VerifyError, is_crd, yaml_documents};
 pub use report::{Finding, Unbounded};
-pub use rules::{RULES, Rule, RuleInfo, SAMPLE_RULES, Severity};
+pub use rules::{COMPAT_RULES, RULES, Rule, RuleInfo, SAMPLE_RULES, Severity};

@@ -124,6 +124,21 @@ impl Report {
         })
     }
 
+    /// How many findings were recorded so far: a mark for [`Report::set_version_from`].
+    pub(crate) fn len(&self) -> usize {
+        self.findings.len()
+    }
+
+    /// Sets [`Finding::version`] of the findings recorded since `mark`.
+    pub(crate) fn set_version_from(&mut self, mark: usize, version: usize) {
+        self.findings[mark..].iter_mut().for_each(|f| f.version = Some(version));
+    }
+
+    /// Lowers the findings recorded since `mark` to at most `severity`.
+    pub(crate) fn downgrade_from(&mut self, mark: usize, severity: Severity) {
+        self.findings[mark..].iter_mut().for_each(|f| f.severity = f.severity.max(severity));
+    }
+
     pub(crate) fn into_findings(self) -> Vec<Finding> {
         self.findings
     }

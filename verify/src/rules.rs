@@ -45,13 +45,15 @@ pub struct RuleInfo {
     pub checks: &'static str,
 }
 
-/// Declares [`Rule`], [`RULES`] (the CRD rules, in the order their checks run) and
-/// [`SAMPLE_RULES`] (the rules of custom objects) from one table, so an id, its severity and
+/// Declares [`Rule`], [`RULES`] (the CRD rules, in the order their checks run),
+/// [`SAMPLE_RULES`] (the rules of custom objects) and [`COMPAT_RULES`] (the rules comparing two
+/// revisions of a CRD) from one table, so an id, its severity and
 /// its description cannot drift apart.
 macro_rules! catalogue {
     (
         crd { $($crd:ident = $crd_id:literal, $crd_sev:ident, $crd_impl:literal, $crd_checks:literal;)* }
         samples { $($sample:ident = $sample_id:literal, $sample_sev:ident, $sample_impl:literal, $sample_checks:literal;)* }
+        compat { $($compat:ident = $compat_id:literal, $compat_sev:ident, $compat_impl:literal, $compat_checks:literal;)* }
     ) => {
         /// A rule of the verifier. Its [`Rule::id`] is the stable id findings print
         /// (`structural.missing-type`); its [`Rule::severity`] is that of its findings.
@@ -59,6 +61,7 @@ macro_rules! catalogue {
         pub enum Rule {
             $(#[doc = $crd_checks] $crd,)*
             $(#[doc = $sample_checks] $sample,)*
+            $(#[doc = $compat_checks] $compat,)*
         }
 
         /// Every CRD rule, grouped by family in the order the checks run.
@@ -84,12 +87,25 @@ macro_rules! catalogue {
             },)*
         ];
 
+        /// Every rule of CRD compatibility ([`crate::compat`]): what breaks stored objects or
+        /// clients when a CRD is replaced by a new revision.
+        pub const COMPAT_RULES: &[RuleInfo] = &[
+            $(RuleInfo {
+                rule: Rule::$compat,
+                id: $compat_id,
+                severity: Severity::$compat_sev,
+                implements: $compat_impl,
+                checks: $compat_checks,
+            },)*
+        ];
+
         impl Rule {
-            /// The rule's entry in [`RULES`] or [`SAMPLE_RULES`].
+            /// The rule's entry in [`RULES`], [`SAMPLE_RULES`] or [`COMPAT_RULES`].
             pub fn info(self) -> &'static RuleInfo {
                 let (list, index) = match self {
                     $(Rule::$crd => (RULES, Rule::$crd as usize),)*
                     $(Rule::$sample => (SAMPLE_RULES, Rule::$sample as usize - RULES.len()),)*
+                    $(Rule::$compat => (COMPAT_RULES, Rule::$compat as usize - RULES.len() - SAMPLE_RULES.len()),)*
                 };
                 &list[index]
             }
@@ -250,6 +266,34 @@ catalogue! {
     SampleCel = "sample.cel", Error, "R68", "every x-kubernetes-validations rule without oldSelf holds";
     SampleCelUnevaluated = "sample.cel-unevaluated", Warning, "R68", "every rule the check could evaluate was evaluated";
     }
+    compat {
+    CompatScope = "compat.scope", Error, "crdify scope, R97", "spec.scope is unchanged (the API server refuses the update once the CRD is established)";
+    CompatKind = "compat.kind", Error, "R97", "spec.names.kind is unchanged (the API server refuses the update once the CRD is established)";
+    CompatStoredVersionRemoved = "compat.stored-version-removed", Error, "crdify storedVersionRemoval, R19", "every version objects may be stored at (the old storage version, status.storedVersions) stays in spec.versions";
+    CompatServedVersionRemoved = "compat.served-version-removed", Error, "API deprecation policy", "a served version stops being served only after a revision marked it deprecated";
+    CompatStorageConversion = "compat.storage-conversion", Error, "R29, R109", "the storage version moves only with a conversion webhook or between identical schemas";
+    CompatFieldRemoved = "compat.field-removed", Error, "crdify existingFieldRemoval", "no field of an existing version is removed";
+    CompatType = "compat.type", Error, "crdify type", "no field changes its type (int-or-string counts as a type)";
+    CompatRequired = "compat.required", Error, "crdify required", "no field becomes required";
+    CompatDefault = "compat.default", Error, "crdify default", "no default is added, changed or removed";
+    CompatEnum = "compat.enum", Error, "crdify enum", "no enum is added to a field that had none and no allowed value is removed (a value added warns)";
+    CompatMinimum = "compat.minimum", Error, "crdify minimum", "minimum is not added or raised, exclusiveMinimum not turned on";
+    CompatMaximum = "compat.maximum", Error, "crdify maximum", "maximum is not added or lowered, exclusiveMaximum not turned on";
+    CompatMinLength = "compat.min-length", Error, "crdify minLength", "minLength is not added or raised";
+    CompatMaxLength = "compat.max-length", Error, "crdify maxLength", "maxLength is not added or lowered";
+    CompatMinItems = "compat.min-items", Error, "crdify minItems", "minItems is not added or raised";
+    CompatMaxItems = "compat.max-items", Error, "crdify maxItems", "maxItems is not added or lowered";
+    CompatMinProperties = "compat.min-properties", Error, "crdify minProperties", "minProperties is not added or raised";
+    CompatMaxProperties = "compat.max-properties", Error, "crdify maxProperties", "maxProperties is not added or lowered";
+    CompatPattern = "compat.pattern", Error, "crdify pattern", "no pattern is added or changed";
+    CompatFormat = "compat.format", Error, "R36", "no format is added or changed";
+    CompatNullable = "compat.nullable", Error, "crdify nullable", "nullable is not removed (added warns)";
+    CompatPreserveUnknownFields = "compat.preserve-unknown-fields", Error, "R44, R61", "x-kubernetes-preserve-unknown-fields is not removed";
+    CompatListType = "compat.list-type", Error, "R47, R49, R52, R53", "x-kubernetes-list-type, list-map-keys and map-type are unchanged";
+    CompatCelRule = "compat.cel-rule", Warning, "R68, validation ratcheting", "no x-kubernetes-validations rule is added or changed that existing objects may fail";
+    CompatPrinterColumn = "compat.printer-column", Warning, "R88", "every printer column stays and its jsonPath still resolves";
+    CompatSelectableField = "compat.selectable-field", Error, "R91", "every selectable field stays, so field selectors keep working";
+    }
 }
 
 #[cfg(test)]
@@ -260,12 +304,14 @@ mod tests {
 
     #[test]
     fn every_rule_finds_its_own_entry_and_ids_are_unique() {
-        let all: Vec<&RuleInfo> = RULES.iter().chain(SAMPLE_RULES).collect();
+        let all: Vec<&RuleInfo> = RULES.iter().chain(SAMPLE_RULES).chain(COMPAT_RULES).collect();
         for info in &all {
             assert_eq!(info.rule.info(), *info);
         }
         assert_eq!(all.iter().map(|i| i.id).collect::<BTreeSet<_>>().len(), all.len());
         assert!(SAMPLE_RULES.iter().all(|i| i.id.starts_with("sample.")));
+        assert!(COMPAT_RULES.iter().all(|i| i.id.starts_with("compat.")));
+        assert_eq!(Rule::CompatSelectableField.info().id, "compat.selectable-field");
         assert_eq!(Rule::SizeEtcd.to_string(), "size.etcd");
         assert_eq!(Rule::CelCost.severity(), Severity::Error);
         assert_eq!(Rule::SamplePruned.severity(), Severity::Warning);

@@ -12,6 +12,27 @@ pub mod helm;
 pub mod init;
 pub mod testenv;
 pub mod verify;
+pub mod verify_against;
+
+/// An error in how `rop` was called (a missing or unreadable input, a bad option value):
+/// `rop` exits with code 2 for it, as for a command-line parse error, and 1 for findings.
+#[derive(Debug)]
+pub struct UsageError(String);
+
+impl UsageError {
+    /// An error with this message (what was wrong and how to fix it).
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 
 /// The copyright header put on top of generated Rust files, from `--owner` and `--license`
 /// (kubebuilder's `hack/boilerplate.go.txt`), or empty for `--license none`. The year comes

@@ -10,6 +10,9 @@
 //! (N counts documents from 1). A document that is not a CRD is skipped with a `note:` line.
 //! The last line is a summary. Exit code 1 if any error was found (or a file could not be
 //! read), else 0.
+//!
+//! With `--against OLD`, the files are instead compared with an older revision of their CRDs
+//! (see [`super::verify_against`]).
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +25,22 @@ pub struct VerifyArgs {
     /// CRD YAML files to check (multi-document files are fine; non-CRD documents are skipped).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    /// Compare the CRDs in FILE... with an older revision instead of checking them alone, and
+    /// report the changes that break stored objects or clients (compat.* rules): OLD is a CRD
+    /// file, a folder of them, or git:REF for the same files at a git revision (git:HEAD).
+    #[arg(long, value_name = "OLD")]
+    pub against: Option<String>,
+
+    /// With --against: breaking changes inside alpha versions (v1alpha1) are warnings, not
+    /// errors.
+    #[arg(long, requires = "against")]
+    pub allow_alpha_breaks: bool,
+
+    /// With --against: a YAML file of deliberate breaks (`acknowledged: [{crd, rule, path,
+    /// reason}]`) that are reported as notes and do not fail.
+    #[arg(long, value_name = "FILE", requires = "against")]
+    pub acknowledged: Option<PathBuf>,
 }
 
 /// Totals over all files.
@@ -35,6 +54,15 @@ struct Totals {
 
 /// Runs `rop verify`; prints the findings and a summary to stdout.
 pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
+    if let Some(against) = &args.against {
+        return super::verify_against::run(
+            root,
+            &args.files,
+            against,
+            args.allow_alpha_breaks,
+            args.acknowledged.as_deref(),
+        );
+    }
     let mut totals = Totals::default();
     let mut unreadable = Vec::new();
     for file in &args.files {

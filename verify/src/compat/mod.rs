@@ -1,0 +1,121 @@
+//! Compatibility between two revisions of a CRD: what breaks objects already stored, or clients
+//! written against the old revision, when the new one replaces it.
+//!
+//! [`compare_crds`] compares the CRD of one name as it was (OLD) and as it will be (NEW),
+//! version by version, and reports each incompatible change as a [`Finding`] whose rule is one
+//! of [`crate::COMPAT_RULES`] (`compat.field-removed`, `compat.type`, …). Schemas are compared
+//! node by node: a node of OLD is paired with the node at the same place in NEW (the same
+//! property, `items`, `additionalProperties`, `allOf[i]`…), and only the node's own keywords
+//! are compared there; its children are compared at their own place. A removed subtree is
+//! reported once, at its top.
+//!
+//! The rules follow crdify (`sigs.k8s.io/crdify`, the check OLM v1 runs before an upgrade),
+//! with these differences, each because of what the API server does:
+//! - a changed description is not reported (it changes no object or request);
+//! - an enum value added and `nullable` added warn instead of failing: stored objects stay
+//!   valid, only clients that switch over every value may be surprised;
+//! - a pattern or format removed is not reported (it only loosens validation);
+//! - a removed served version is an error only when OLD had not deprecated it, and a removed
+//!   storage version (or one of OLD's `status.storedVersions`) always is;
+//! - in addition: formats, CEL rules (a warning, since the server ratchets fields an update
+//!   leaves unchanged), `x-kubernetes-preserve-unknown-fields`, list and map types, the storage
+//!   version moved under `conversion: None`, printer columns, selectable fields and the kind.
+//!
+//! Paths name the place in NEW's document (`spec.versions[1].schema.openAPIV3Schema
+//! .properties[spec].properties[size]`); for something removed, the place it had, under the
+//! index of its version in NEW.
+//!
+//! ```
+//! let crd = |max: u32| -> serde_json::Value { serde_json::json!({
+//!     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+//!     "metadata": {"name": "widgets.example.com"},
+//!     "spec": {"group": "example.com", "scope": "Namespaced",
+//!         "names": {"kind": "Widget", "plural": "widgets"},
+//!         "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+//!             "type": "object",
+//!             "properties": {"spec": {"type": "object", "properties": {
+//!                 "size": {"type": "integer", "maximum": max}}}}}}}]}})
+//! };
+//! let findings = rop_verify::compat::compare_crds(&crd(10), &crd(5), &Default::default());
+//! assert_eq!(findings[0].rule.id(), "compat.maximum");
+//! assert_eq!(findings[0].path, "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size]");
+//! assert_eq!(findings[0].message, "maximum lowered: 10 -> 5");
+//! ```
+
+mod schema;
+mod versions;
+
+use serde_json::{Map, Value};
+
+use crate::report::{Finding, Report};
+use crate::rules::Severity;
+
+/// How [`compare_crds`] judges.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompatOptions {
+    /// Report breaking changes inside alpha versions (`v1alpha1`, `v2alpha3`) as warnings, not
+    /// errors: alpha APIs may break between releases (Kubernetes API deprecation policy).
+    pub alpha_may_break: bool,
+}
+
+/// Compares two revisions of one CRD (`old` and `new`, whole `CustomResourceDefinition`
+/// documents with the same `metadata.name`) and returns the incompatible changes, CRD-wide
+/// findings first, then version by version in NEW's order.
+///
+/// Neither document is checked for validity here (that is [`crate::verify_crd`]'s job); parts
+/// that are missing or of the wrong shape are treated as absent.
+pub fn compare_crds(old: &Value, new: &Value, options: &CompatOptions) -> Vec<Finding> {
+    let empty = Map::new();
+    let old_spec = old.get("spec").and_then(Value::as_object).unwrap_or(&empty);
+    let new_spec = new.get("spec").and_then(Value::as_object).unwrap_or(&empty);
+    let mut report = Report::default();
+    versions::check_crd(old, old_spec, new_spec, &mut report);
+    let new_versions = versions::list(new_spec);
+    for (old_version, old_name) in versions::list(old_spec).into_iter().map(|v| (v, versions::name(v))) {
+        let Some((index, new_version)) = new_versions.iter().enumerate().find(|(_, v)| versions::name(v) == old_name)
+        else {
+            continue;
+        };
+        let base = format!("spec.versions[{index}]");
+        let mark = report.len();
+        versions::check_version(old_version, new_version, &base, &mut report);
+        if let (Some(a), Some(b)) = (openapi_schema(old_version), openapi_schema(new_version)) {
+            schema::compare(a, b, &format!("{base}.schema.openAPIV3Schema"), &mut report);
+        }
+        report.set_version_from(mark, index);
+        if options.alpha_may_break && is_alpha(old_name) {
+            report.downgrade_from(mark, Severity::Warning);
+        }
+    }
+    report.into_findings()
+}
+
+/// `schema.openAPIV3Schema` of a version entry.
+fn openapi_schema(version: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    version.get("schema")?.get("openAPIV3Schema")?.as_object()
+}
+
+/// `v<N>alpha<M>`.
+fn is_alpha(name: &str) -> bool {
+    name.strip_prefix('v').and_then(|rest| rest.split_once("alpha")).is_some_and(|(major, minor)| {
+        !major.is_empty()
+            && !minor.is_empty()
+            && major.bytes().all(|b| b.is_ascii_digit())
+            && minor.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_alpha;
+
+    #[test]
+    fn alpha_versions() {
+        assert!(is_alpha("v1alpha1"));
+        assert!(is_alpha("v2alpha13"));
+        assert!(!is_alpha("v1beta1"));
+        assert!(!is_alpha("v1"));
+        assert!(!is_alpha("valpha1"));
+        assert!(!is_alpha("v1alpha"));
+    }
+}

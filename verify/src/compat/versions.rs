@@ -1,0 +1,214 @@
+//! CRD-wide compatibility rules (scope, kind, which versions are stored, served and converted)
+//! and the per-version rules outside the schema (printer columns, selectable fields).
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use crate::lookup::{Lookup, dot_fields, resolve};
+use crate::node::is_true;
+use crate::report::Report;
+use crate::rules::Rule;
+
+/// The version entries of `spec.versions` that are mappings.
+pub(super) fn list(spec: &Map<String, Value>) -> Vec<&Map<String, Value>> {
+    spec.get("versions").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object).collect()
+}
+
+/// A version entry's `name` (empty if missing).
+pub(super) fn name(version: &Map<String, Value>) -> &str {
+    version.get("name").and_then(Value::as_str).unwrap_or("")
+}
+
+fn text<'a>(obj: &'a Map<String, Value>, key: &str) -> &'a str {
+    obj.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Scope and kind (R97: immutable once established), removed stored and served versions, and
+/// the storage version moved without a conversion.
+pub(super) fn check_crd(
+    old: &Value,
+    old_spec: &Map<String, Value>,
+    new_spec: &Map<String, Value>,
+    report: &mut Report,
+) {
+    let (old_scope, new_scope) = (text(old_spec, "scope"), text(new_spec, "scope"));
+    if old_scope != new_scope {
+        report.add(
+            Rule::CompatScope,
+            "spec.scope",
+            format!("scope changed: {old_scope:?} -> {new_scope:?}: the API server refuses the update (field is immutable), and every stored object's URL would change"),
+            "keep the scope; a kind with the other scope needs a new CRD (another group or plural)",
+        );
+    }
+    let kind = |spec: &Map<String, Value>| {
+        spec.get("names").and_then(Value::as_object).map(|n| text(n, "kind").to_string()).unwrap_or_default()
+    };
+    let (old_kind, new_kind) = (kind(old_spec), kind(new_spec));
+    if old_kind != new_kind {
+        report.add(
+            Rule::CompatKind,
+            "spec.names.kind",
+            format!("kind changed: {old_kind:?} -> {new_kind:?}: the API server refuses the update (field is immutable), and clients send the old kind"),
+            "keep the kind; a renamed kind needs a new CRD",
+        );
+    }
+    check_removed_versions(old, old_spec, new_spec, report);
+    check_storage_move(old_spec, new_spec, report);
+}
+
+/// A version objects may be stored at must stay; a served version goes only after it was
+/// deprecated.
+fn check_removed_versions(
+    old: &Value,
+    old_spec: &Map<String, Value>,
+    new_spec: &Map<String, Value>,
+    report: &mut Report,
+) {
+    let new_versions = list(new_spec);
+    let mut stored: BTreeSet<&str> = old
+        .get("status")
+        .and_then(|s| s.get("storedVersions"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    for version in list(old_spec) {
+        if is_true(version, "storage") {
+            stored.insert(name(version));
+        }
+    }
+    for version in list(old_spec) {
+        let old_name = name(version);
+        let found = new_versions.iter().enumerate().find(|(_, v)| name(v) == old_name);
+        if found.is_none() && stored.contains(old_name) {
+            report.add(
+                Rule::CompatStoredVersionRemoved,
+                "spec.versions",
+                format!("version {old_name:?} removed, but objects may be stored at it: the API server refuses to remove a version still in status.storedVersions, and objects stored at it could no longer be read"),
+                "keep the version (served: false is fine) until every object was rewritten at the new storage version (a storage version migration) and status.storedVersions no longer lists it",
+            );
+            continue;
+        }
+        let was_served = is_true(version, "served");
+        let now_served = found.is_some_and(|(_, v)| is_true(v, "served"));
+        if was_served && !now_served && !is_true(version, "deprecated") {
+            let (path, what) = match found {
+                Some((i, _)) => (format!("spec.versions[{i}].served"), "is no longer served"),
+                None => ("spec.versions".to_string(), "removed"),
+            };
+            report.add(
+                Rule::CompatServedVersionRemoved,
+                path,
+                format!("version {old_name:?} {what} without having been deprecated: clients using it fail with 404 Not Found"),
+                "mark the version deprecated: true (with a deprecationWarning) in one release, and stop serving it in a later one",
+            );
+        }
+    }
+}
+
+/// R29/R109: under `conversion: None` the API server only rewrites `apiVersion`, so moving
+/// storage between versions whose schemas differ prunes what the new storage version lacks.
+fn check_storage_move(old_spec: &Map<String, Value>, new_spec: &Map<String, Value>, report: &mut Report) {
+    let (Some(old_storage), Some(new_storage)) = (storage_version(old_spec), storage_version(new_spec)) else {
+        return;
+    };
+    if old_storage == new_storage {
+        return;
+    }
+    let strategy = new_spec.get("conversion").and_then(|c| c.get("strategy")).and_then(Value::as_str);
+    if strategy.is_some_and(|s| s != "None") {
+        return;
+    }
+    let new_versions = list(new_spec);
+    let schema_of = |n: &str| {
+        new_versions.iter().find(|v| name(v) == n).and_then(|v| v.get("schema")).and_then(|s| s.get("openAPIV3Schema"))
+    };
+    let Some(index) = new_versions.iter().position(|v| name(v) == new_storage) else { return };
+    if schema_of(old_storage).is_some() && schema_of(old_storage) != schema_of(new_storage) {
+        report.add(
+            Rule::CompatStorageConversion,
+            format!("spec.versions[{index}].storage"),
+            format!("storage moved from {old_storage:?} to {new_storage:?} under conversion strategy None, and their schemas differ: the API server only rewrites apiVersion, so objects stored at {old_storage:?} are read as {new_storage:?} unchanged and lose the fields it does not declare"),
+            "add a conversion webhook (strategy: Webhook) before moving storage, or keep the two versions' schemas identical",
+        );
+    }
+}
+
+fn storage_version(spec: &Map<String, Value>) -> Option<&str> {
+    list(spec).into_iter().find(|v| is_true(v, "storage")).map(name)
+}
+
+/// Printer columns and selectable fields of one version present in both revisions.
+pub(super) fn check_version(old: &Map<String, Value>, new: &Map<String, Value>, base: &str, report: &mut Report) {
+    check_printer_columns(old, new, base, report);
+    check_selectable_fields(old, new, base, report);
+}
+
+fn entries<'a>(version: &'a Map<String, Value>, key: &str) -> Vec<&'a Map<String, Value>> {
+    version.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object).collect()
+}
+
+fn root(version: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    super::openapi_schema(version)
+}
+
+/// Whether the plain dot prefix of a JSONPath (`.status.conditions` of
+/// `.status.conditions[?(@.type=="Ready")].status`) leads somewhere in `schema`; `None` when
+/// there is no such prefix to follow.
+fn resolves(schema: Option<&Map<String, Value>>, json_path: &str) -> Option<bool> {
+    let prefix = json_path.split(['[', '{', ' ']).next().unwrap_or("").trim_end_matches('.');
+    let fields = dot_fields(prefix)?;
+    if fields.first() == Some(&"metadata") {
+        return None;
+    }
+    Some(!matches!(resolve(schema?, &fields), Lookup::Missing { .. }))
+}
+
+/// kubectl shows a version's printer columns; scripts read them with `-o custom-columns` or
+/// by position.
+fn check_printer_columns(old: &Map<String, Value>, new: &Map<String, Value>, base: &str, report: &mut Report) {
+    let new_columns = entries(new, "additionalPrinterColumns");
+    for column in entries(old, "additionalPrinterColumns") {
+        let column_name = text(column, "name");
+        let Some((i, now)) = new_columns.iter().enumerate().find(|(_, c)| text(c, "name") == column_name) else {
+            report.add(
+                Rule::CompatPrinterColumn,
+                format!("{base}.additionalPrinterColumns"),
+                format!("printer column {column_name:?} removed: `kubectl get` no longer shows it"),
+                "keep the column, or give it priority: 1 to show it only with -o wide",
+            );
+            continue;
+        };
+        let json_path = text(now, "jsonPath");
+        if resolves(root(old), text(column, "jsonPath")) == Some(true) && resolves(root(new), json_path) == Some(false)
+        {
+            report.add(
+                Rule::CompatPrinterColumn,
+                format!("{base}.additionalPrinterColumns[{i}].jsonPath"),
+                format!("printer column {column_name:?} reads {json_path:?}, which the schema no longer declares: the column is always empty"),
+                "point jsonPath at the field's new place",
+            );
+        }
+    }
+}
+
+/// A selectable field removed breaks every field selector (`--field-selector spec.color=red`)
+/// that names it: the API server refuses the list request.
+fn check_selectable_fields(old: &Map<String, Value>, new: &Map<String, Value>, base: &str, report: &mut Report) {
+    let new_paths: BTreeSet<&str> = entries(new, "selectableFields").into_iter().map(|f| text(f, "jsonPath")).collect();
+    for field in entries(old, "selectableFields") {
+        let json_path = text(field, "jsonPath");
+        if !new_paths.contains(json_path) {
+            report.add(
+                Rule::CompatSelectableField,
+                format!("{base}.selectableFields"),
+                format!(
+                    "selectable field {json_path:?} removed: list and watch requests that select on it are refused"
+                ),
+                "keep the selectable field while the version is served",
+            );
+        }
+    }
+}
