@@ -8,6 +8,7 @@ mod builtin;
 mod cargo_manifest;
 mod chart;
 mod commands;
+mod compat;
 mod envtest;
 mod names;
 mod project;

@@ -94,7 +94,7 @@ fn old_may_be_a_git_revision_of_the_same_files() {
     assert_eq!(
         stderr,
         format!(
-            "error: --against git:no-such-branch: no such revision in {} (fix: name a commit, branch or tag, e.g. git:HEAD or git:main)\n",
+            "error: no git revision \"no-such-branch\" in {} (fix: name a commit, branch or tag that exists there, e.g. HEAD or main)\n",
             top.display()
         )
     );

@@ -14,12 +14,19 @@ use crate::ui;
 /// Flags of `rop generate`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  rop generate          # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  rop generate --check  # in CI: fail if those files are out of date"
+    after_help = "Example:\n  rop generate          # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  rop generate --check  # in CI: fail if those files are out of date\n  rop generate --check-compat=main  # also fail if the CRDs break what main's CRDs accept"
 )]
 pub struct GenerateArgs {
     /// Write nothing; exit non-zero if any generated file would change.
     #[arg(long)]
     pub check: bool,
+
+    /// Compare the generated CRDs with config/crd/bases/ at a git revision (default HEAD, the
+    /// last commit) and stop before writing if a change breaks stored objects or clients
+    /// (`rop verify --against`'s compat.* rules). Deliberate breaks are acknowledged in
+    /// config/crd/compat-acknowledged.yaml.
+    #[arg(long, value_name = "REF", num_args = 0..=1, require_equals = true, default_missing_value = "HEAD")]
+    pub check_compat: Option<String>,
 }
 
 /// Builds and runs `cargo run -p <project>-api --bin manifests`, showing a spinner; returns
@@ -341,6 +348,9 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
     })?;
     check_crds(&project, &bundle, &files)?;
     check_samples(root, &files)?;
+    if let Some(rev) = &args.check_compat {
+        super::generate_compat::check(root, rev, &bundle, &files)?;
+    }
     let mut plan = Plan::new(root);
     for file in files {
         plan.file(file.path, file.content, IfExists::Overwrite);

@@ -8,6 +8,7 @@ pub mod delete_api;
 pub mod delete_webhook;
 pub mod edit;
 pub mod generate;
+pub mod generate_compat;
 pub mod helm;
 pub mod init;
 pub mod testenv;

@@ -18,15 +18,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use anyhow::{Context, bail};
-use rop_verify::Finding;
+use anyhow::bail;
 use rop_verify::compat::{CompatOptions, compare_crds};
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::UsageError;
+use crate::compat::{Acknowledgements, git_show};
 
 /// Where the old revision comes from.
 #[derive(Debug)]
@@ -112,7 +110,10 @@ pub fn run(
         warnings += 1;
         crate::ui::out(&format!(
             "{}: warning: acknowledgement of {} at {} in {} matches no finding (fix: remove it)",
-            acks.file, ack.rule, ack.path, ack.crd
+            acks.file(),
+            ack.rule,
+            ack.path,
+            ack.crd
         ));
     }
     crate::ui::out(&format!(
@@ -176,32 +177,6 @@ fn read_old_path(path: &Path) -> anyhow::Result<Vec<Crd>> {
     Ok(crds)
 }
 
-/// The file at `rev` (`None` if it did not exist there); a revision git does not know is a
-/// usage error.
-fn git_show(rev: &str, file: &Path) -> anyhow::Result<Option<String>> {
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let git = |args: &[&str]| Command::new("git").arg("-C").arg(dir).args(args).output().context("cannot run git");
-    let top = git(&["rev-parse", "--show-toplevel"])?;
-    if !top.status.success() {
-        return Err(
-            UsageError::new(format!("--against git:{rev}: {} is not in a git repository", file.display())).into()
-        );
-    }
-    let commit = git(&["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])?;
-    if !commit.status.success() {
-        return Err(UsageError::new(format!(
-            "--against git:{rev}: no such revision in {} (fix: name a commit, branch or tag, e.g. git:HEAD or git:main)",
-            String::from_utf8_lossy(&top.stdout).trim()
-        ))
-        .into());
-    }
-    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
-    let canonical = file.canonicalize().with_context(|| format!("cannot resolve {}", file.display()))?;
-    let relative = canonical.strip_prefix(top.canonicalize()?).unwrap_or(&canonical);
-    let shown = git(&["show", &format!("{rev}:{}", relative.display())])?;
-    Ok(shown.status.success().then(|| String::from_utf8_lossy(&shown.stdout).into_owned()))
-}
-
 /// Indexes CRDs by `metadata.name`; two of one name on one side is a usage error.
 fn by_name<'a>(crds: &'a [Crd], side: &str) -> anyhow::Result<BTreeMap<&'a str, &'a Crd>> {
     let mut map = BTreeMap::new();
@@ -217,73 +192,4 @@ fn by_name<'a>(crds: &'a [Crd], side: &str) -> anyhow::Result<BTreeMap<&'a str, 
         }
     }
     Ok(map)
-}
-
-/// The acknowledgements file: deliberate breaks, reviewed once.
-///
-/// ```yaml
-/// acknowledged:
-/// - crd: widgets.example.com
-///   rule: compat.field-removed
-///   path: spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[legacy]
-///   reason: deprecated since 1.2, removed in 2.0
-/// ```
-#[derive(Debug, Default)]
-struct Acknowledgements {
-    file: String,
-    entries: Vec<(Acknowledgement, bool)>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AcknowledgementsFile {
-    acknowledged: Vec<Acknowledgement>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Acknowledgement {
-    crd: String,
-    rule: String,
-    path: String,
-    reason: String,
-}
-
-impl Acknowledgements {
-    fn load(path: &Path) -> anyhow::Result<Self> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| UsageError::new(format!("cannot read {file}: {e}")))?;
-        let parsed: AcknowledgementsFile =
-            serde_yaml::from_str(&text).map_err(|e| UsageError::new(format!("{file}: {e}")))?;
-        for (i, ack) in parsed.acknowledged.iter().enumerate() {
-            if !rop_verify::COMPAT_RULES.iter().any(|r| r.id == ack.rule) {
-                return Err(UsageError::new(format!(
-                    "{file}: acknowledged[{i}].rule: {:?} is not a compatibility rule (fix: use a compat.* id from `rop verify --against`'s output)",
-                    ack.rule
-                ))
-                .into());
-            }
-            if ack.reason.trim().is_empty() {
-                return Err(UsageError::new(format!(
-                    "{file}: acknowledged[{i}].reason is empty (fix: say why the break is deliberate)"
-                ))
-                .into());
-            }
-        }
-        Ok(Self { file, entries: parsed.acknowledged.into_iter().map(|a| (a, false)).collect() })
-    }
-
-    /// The reason of the acknowledgement matching `finding` of CRD `crd`, marked as used.
-    fn take(&mut self, crd: &str, finding: &Finding) -> Option<String> {
-        let (ack, used) = self
-            .entries
-            .iter_mut()
-            .find(|(a, _)| a.crd == crd && finding.rule == a.rule.as_str() && a.path == finding.path)?;
-        *used = true;
-        Some(ack.reason.clone())
-    }
-
-    fn unused(&self) -> impl Iterator<Item = &Acknowledgement> {
-        self.entries.iter().filter(|(_, used)| !used).map(|(a, _)| a)
-    }
 }

@@ -1,0 +1,121 @@
+//! `rop generate --check-compat[=REF]`: the compatibility gate. Each generated CRD is compared
+//! with the same file under `config/crd/bases/` at git revision REF (`rop_verify::compat`), and
+//! each finding names the Rust type of its version and the field it is about:
+//!
+//! ```text
+//! config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached, spec.size): error[compat.maximum] …
+//! ```
+//!
+//! Errors stop `rop generate` before it writes anything, unless acknowledged in
+//! `config/crd/compat-acknowledged.yaml` (see [`crate::compat::Acknowledgements`]).
+
+use std::path::Path;
+
+use anyhow::bail;
+use rop_verify::compat::{CompatOptions, compare_crds};
+
+use crate::compat::{ACKNOWLEDGEMENTS, Acknowledgements, git_show};
+use crate::ui;
+
+/// Compares the generated CRDs in `files` with their revision at `rev`.
+pub fn check(
+    root: &Path,
+    rev: &str,
+    bundle: &rop::manifests::Bundle,
+    files: &[rop::manifests::OutputFile],
+) -> anyhow::Result<()> {
+    let ack_file = root.join(ACKNOWLEDGEMENTS);
+    let mut acks = if ack_file.is_file() { Acknowledgements::load(&ack_file)? } else { Acknowledgements::default() };
+    let (mut compared, mut errors) = (0, 0);
+    for file in files.iter().filter(|f| f.path.starts_with("config/crd/bases/")) {
+        let new: serde_json::Value = serde_yaml::from_str(&file.content)?;
+        let Some(text) = git_show(rev, &root.join(&file.path))? else {
+            ui::detail(&format!("{}: new since {rev}, nothing to compare", file.path));
+            continue;
+        };
+        let Some(old) = rop_verify::yaml_documents(&text)?.into_iter().map(|(_, d)| d).find(rop_verify::is_crd) else {
+            continue;
+        };
+        compared += 1;
+        let name = new["metadata"]["name"].as_str().unwrap_or_default();
+        for finding in compare_crds(&old, &new, &CompatOptions::default()) {
+            let version = finding.version.and_then(|i| new["spec"]["versions"][i]["name"].as_str());
+            let rust_type = version.and_then(|v| {
+                bundle
+                    .kinds
+                    .iter()
+                    .find(|k| k.crd.metadata.name.as_deref() == Some(name) && k.crd.spec.versions[0].name == v)
+                    .map(|k| k.rust_type.as_str())
+            });
+            let source = match (rust_type, field_path(&finding.path)) {
+                (Some(t), Some(field)) => format!(" ({t}, {field})"),
+                (Some(t), None) => format!(" ({t})"),
+                _ => String::new(),
+            };
+            if let Some(reason) = acks.take(name, &finding) {
+                eprintln!("{}{source}: note: acknowledged {} {}: {reason}", file.path, finding.rule, finding.path);
+                continue;
+            }
+            errors += usize::from(finding.is_error());
+            eprintln!("{}{source}: {finding}", file.path);
+        }
+    }
+    for ack in acks.unused() {
+        ui::warning(&format!(
+            "{ACKNOWLEDGEMENTS}: the acknowledgement of {} at {} in {} matches no change since {rev}; remove it",
+            ack.rule, ack.path, ack.crd
+        ));
+    }
+    if errors > 0 {
+        bail!(
+            "{errors} change{} since {rev} break{} objects or clients of the CRDs (listed above; docs/compat.md says how to make each safely); nothing was written. A deliberate break is acknowledged in {ACKNOWLEDGEMENTS}",
+            if errors == 1 { "" } else { "s" },
+            if errors == 1 { "s" } else { "" }
+        );
+    }
+    ui::info(&format!(
+        "{compared} CRD{} compared with {rev}: no breaking change",
+        if compared == 1 { "" } else { "s" }
+    ));
+    Ok(())
+}
+
+/// The field a schema path is about, as a JSON path into the object: `spec.tags[*].name` for
+/// `spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items
+/// .properties[name]`; `None` outside a schema or at its root.
+fn field_path(path: &str) -> Option<String> {
+    let (_, rest) = path.split_once(".schema.openAPIV3Schema")?;
+    let rest = rest.split(".x-kubernetes-validations[").next().unwrap_or(rest);
+    let mut field = String::new();
+    for step in rest.split('.').filter(|s| !s.is_empty()) {
+        match step.strip_prefix("properties[").and_then(|s| s.strip_suffix(']')) {
+            Some(name) if field.is_empty() => field.push_str(name),
+            Some(name) => {
+                field.push('.');
+                field.push_str(name);
+            }
+            None if step == "items" || step == "additionalProperties" => field.push_str("[*]"),
+            None => {}
+        }
+    }
+    (!field.is_empty()).then_some(field)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field_path;
+
+    #[test]
+    fn schema_paths_become_field_paths() {
+        let at = |rest: &str| field_path(&format!("spec.versions[1].schema.openAPIV3Schema{rest}"));
+        assert_eq!(at(".properties[spec].properties[size]").as_deref(), Some("spec.size"));
+        assert_eq!(
+            at(".properties[spec].properties[tags].items.properties[name]").as_deref(),
+            Some("spec.tags[*].name")
+        );
+        assert_eq!(at(".properties[spec].properties[env].additionalProperties").as_deref(), Some("spec.env[*]"));
+        assert_eq!(at(".properties[spec].x-kubernetes-validations[0].rule").as_deref(), Some("spec"));
+        assert_eq!(at(""), None);
+        assert_eq!(field_path("spec.scope"), None);
+    }
+}
