@@ -66,7 +66,7 @@ fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
     assert_eq!(
         lines,
         [
-            "config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached, spec.size): error[compat.maximum] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size]: maximum added where there was none: 10 (fix: keep the old bound (values stored under it must stay valid), or tighten it only in a new version; the API server ratchets unchanged fields, but every write that touches the field must pass)",
+            "config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached, spec.size): error[compat.maximum] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size]: maximum added where there was none: 10: values outside it are refused in new objects and in updates that change the field (stored ones are ratcheted while unchanged) (fix: keep the old bound, or tighten it only in a new version)",
             "error: 1 change since HEAD breaks objects or clients of the CRDs (listed above; docs/compat.md says how to make each safely); nothing was written. A deliberate break is acknowledged in config/crd/compat-acknowledged.yaml",
         ],
         "{stderr}"

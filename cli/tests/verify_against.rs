@@ -26,7 +26,7 @@ fn run(dir: &Path, args: &[&str]) -> (String, String, i32) {
     (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
 }
 
-const FIELD_REMOVED: &str = "new.yaml: error[compat.field-removed] spec.versions[2].schema.openAPIV3Schema.properties[spec].properties[name]: field \"name\" removed: stored objects lose it on their next write, and clients that set or read it break (fix: keep the field (say it is deprecated in its description), or add a new version without it and convert between the two)\n";
+const FIELD_REMOVED: &str = "new.yaml: error[compat.field-removed] spec.versions[2].schema.openAPIV3Schema.properties[spec].properties[name]: field \"name\" removed: the API server prunes it from stored objects when it reads them (and for good on their next write), so clients that set or read it lose it (fix: keep the field (say it is deprecated in its description), or add a new version without it and convert between the two)\n";
 
 #[test]
 fn a_breaking_change_fails_with_one_line_per_finding() {
@@ -153,10 +153,15 @@ fn alpha_versions_may_break_when_allowed() {
 #[test]
 fn unusable_input_exits_two_with_what_to_fix() {
     let dir = pair("field-removed");
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
     let cases: &[(&[&str], &str)] = &[
         (
             &["verify", "--against", "missing.yaml", "new.yaml"],
             "error: cannot read OLD missing.yaml: No such file or directory (os error 2)\n",
+        ),
+        (
+            &["verify", "--against", "empty", "new.yaml"],
+            "error: OLD empty holds no CustomResourceDefinition (fix: name the file or folder of the CRDs as they were)\n",
         ),
         (
             &["verify", "--against", "git:", "new.yaml"],

@@ -415,4 +415,21 @@ def typed(bad):
         sprops(d)["tags"] = {"type": "array", "maxItems": "ten" if bad else 10, "items": {"type": "string"}}
     return f
 later("document.type", [(E, "document.type", "(document)")], typed(True), typed(False), "maxItems is a number")
+def shared_selectable(differ):
+    def f(d):
+        sel(".spec.color")(d)
+        differing(differ)(d)
+    return f
+later("selectable-fields.hoisting",
+      [(W, "conversion.none-schemas-differ", "spec.versions[1].schema.openAPIV3Schema"), (E, "selectable-fields.hoisting", V + ".selectableFields")],
+      shared_selectable(True), shared_selectable(False), "the versions share one schema")
+def one_version_selectable(differ):
+    def f(d):
+        sel(".spec.color")(d)
+        differing(differ)(d)
+        d["spec"]["versions"][1].pop("selectableFields")
+    return f
+later("selectable-fields.hoisting",
+      [(E, "selectable-fields.hoisting", V + ".selectableFields")],
+      one_version_selectable(False), lambda d: (sel(".spec.color")(d), two_versions("v2")(d)), "every version lists the same selectable fields")
 print(n, "pairs")

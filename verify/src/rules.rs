@@ -246,6 +246,7 @@ catalogue! {
     SelectableFieldsType = "selectable-fields.type", Error, "R93", "selectableFields point at string, boolean or integer fields";
     SelectableFieldsDuplicate = "selectable-fields.duplicate", Error, "R94", "selectableFields are unique";
     SelectableFieldsTooMany = "selectable-fields.too-many", Error, "R95", "at most 8 selectableFields per version";
+    SelectableFieldsHoisting = "selectable-fields.hoisting", Error, "R90, §0 hoisting (kube-apiserver 1.37.2)", "with several versions, every version lists the same selectableFields exactly when every version has the same schema";
     SizeLastApplied = "size.last-applied", Warning, "R102", "the CRD fits in the last-applied-configuration annotation (262,144 bytes)";
     SizeEtcd = "size.etcd", Error, "R101", "the CRD stays under etcd's 1.5 MiB request limit (warning above 1 MiB)";
     LintCamelCase = "lint.camel-case", Warning, "API conventions", "field names are lowerCamelCase";

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use anyhow::bail;
-use rop_verify::compat::{CompatOptions, compare_crds};
+use rop_verify::compat::{CompatOptions, compare_crds, field_of};
 
 use crate::compat::{ACKNOWLEDGEMENTS, Acknowledgements, git_show};
 use crate::ui;
@@ -47,7 +47,7 @@ pub fn check(
                     .find(|k| k.crd.metadata.name.as_deref() == Some(name) && k.crd.spec.versions[0].name == v)
                     .map(|k| k.rust_type.as_str())
             });
-            let source = match (rust_type, field_path(&finding.path)) {
+            let source = match (rust_type, field_of(&finding.path)) {
                 (Some(t), Some(field)) => format!(" ({t}, {field})"),
                 (Some(t), None) => format!(" ({t})"),
                 _ => String::new(),
@@ -78,44 +78,4 @@ pub fn check(
         if compared == 1 { "" } else { "s" }
     ));
     Ok(())
-}
-
-/// The field a schema path is about, as a JSON path into the object: `spec.tags[*].name` for
-/// `spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items
-/// .properties[name]`; `None` outside a schema or at its root.
-fn field_path(path: &str) -> Option<String> {
-    let (_, rest) = path.split_once(".schema.openAPIV3Schema")?;
-    let rest = rest.split(".x-kubernetes-validations[").next().unwrap_or(rest);
-    let mut field = String::new();
-    for step in rest.split('.').filter(|s| !s.is_empty()) {
-        match step.strip_prefix("properties[").and_then(|s| s.strip_suffix(']')) {
-            Some(name) if field.is_empty() => field.push_str(name),
-            Some(name) => {
-                field.push('.');
-                field.push_str(name);
-            }
-            None if step == "items" || step == "additionalProperties" => field.push_str("[*]"),
-            None => {}
-        }
-    }
-    (!field.is_empty()).then_some(field)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::field_path;
-
-    #[test]
-    fn schema_paths_become_field_paths() {
-        let at = |rest: &str| field_path(&format!("spec.versions[1].schema.openAPIV3Schema{rest}"));
-        assert_eq!(at(".properties[spec].properties[size]").as_deref(), Some("spec.size"));
-        assert_eq!(
-            at(".properties[spec].properties[tags].items.properties[name]").as_deref(),
-            Some("spec.tags[*].name")
-        );
-        assert_eq!(at(".properties[spec].properties[env].additionalProperties").as_deref(), Some("spec.env[*]"));
-        assert_eq!(at(".properties[spec].x-kubernetes-validations[0].rule").as_deref(), Some("spec"));
-        assert_eq!(at(""), None);
-        assert_eq!(field_path("spec.scope"), None);
-    }
 }

@@ -61,7 +61,7 @@ pub fn run(
     let mut new_crds = Vec::new();
     let mut old_crds = Vec::new();
     if let Old::Path(path) = &old {
-        old_crds = read_old_path(path)?;
+        old_crds = read_old_path(path, against)?;
     }
     for file in files {
         let full = absolute(root, file);
@@ -155,8 +155,8 @@ fn crds_of(text: &str, shown: &str) -> anyhow::Result<Vec<Crd>> {
 }
 
 /// OLD as a file or a folder of YAML files (sorted, not recursive).
-fn read_old_path(path: &Path) -> anyhow::Result<Vec<Crd>> {
-    let shown = path.display().to_string();
+/// `shown` is OLD as the user wrote it.
+fn read_old_path(path: &Path, shown: &str) -> anyhow::Result<Vec<Crd>> {
     let files = if path.is_dir() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(path)
             .map_err(|e| UsageError::new(format!("cannot read OLD {shown}: {e}")))?
@@ -170,9 +170,19 @@ fn read_old_path(path: &Path) -> anyhow::Result<Vec<Crd>> {
     };
     let mut crds = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| UsageError::new(format!("cannot read OLD {}: {e}", file.display())))?;
-        crds.extend(crds_of(&text, &file.display().to_string())?);
+        let label = match file.strip_prefix(path) {
+            Ok(inside) if !inside.as_os_str().is_empty() => Path::new(shown).join(inside).display().to_string(),
+            _ => shown.to_string(),
+        };
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| UsageError::new(format!("cannot read OLD {label}: {e}")))?;
+        crds.extend(crds_of(&text, &label)?);
+    }
+    if crds.is_empty() {
+        return Err(UsageError::new(format!(
+            "OLD {shown} holds no CustomResourceDefinition (fix: name the file or folder of the CRDs as they were)"
+        ))
+        .into());
     }
     Ok(crds)
 }

@@ -2,7 +2,7 @@
 """Writes the compatibility corpus: `old.yaml`, one CRD with three versions, and under `cases/`
 one NEW revision per change. `<rule>.yaml` makes the change rule `compat.<rule>` names;
 `<rule>.<variant>.yaml` another way to make it; `<rule>.safe.yaml` is its near-twin that
-breaks nothing (it may warn). Run it from anywhere;
+breaks nothing (it may warn), and `<rule>.safe-<variant>.yaml` another safe one. Run it from anywhere;
 `ROP_BLESS=1 cargo test -p rop-verify --test compat_corpus` then records what rop reports.
 """
 import copy
@@ -52,12 +52,17 @@ def version(name, storage=False, deprecated=False):
         v["deprecated"] = True
         v["deprecationWarning"] = f"example.com/{name} Widget is deprecated; use example.com/v1"
     v["schema"] = {"openAPIV3Schema": copy.deepcopy(SCHEMA)}
+    # The versions' schemas differ in their descriptions only, so each keeps its own schema
+    # and selectable fields (kube-apiserver 1.37 moves identical ones to the CRD level, and then
+    # wants selectable fields there too: rop verify's selectable-fields.hoisting).
+    v["schema"]["openAPIV3Schema"]["description"] = f"A Widget, as example.com/{name} serves it."
     v["subresources"] = {"status": {}}
     v["additionalPrinterColumns"] = [
         {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
         {"name": "Ready", "type": "boolean", "jsonPath": ".status.ready"},
     ]
-    v["selectableFields"] = [{"jsonPath": ".spec.color"}]
+    if storage:
+        v["selectableFields"] = [{"jsonPath": ".spec.color"}]
     return v
 
 
@@ -117,7 +122,8 @@ CASES = {
     "field-removed.safe": lambda c: spec_of(c)["properties"].update(owner={"type": "string"}),
     "type": lambda c: prop(c, "size").update(type="number"),
     "type.safe": lambda c: prop(c, "size").update(description="How many replicas to run."),
-    "required": lambda c: spec_of(c)["required"].append("mode"),
+    "required": lambda c: spec_of(c)["required"].append("name"),
+    "required.safe-with-default": lambda c: spec_of(c)["required"].append("mode"),
     "required.safe": lambda c: spec_of(c)["properties"].update(
         backup={"type": "object", "required": ["schedule"], "properties": {"schedule": {"type": "string"}}}
     ),

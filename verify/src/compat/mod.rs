@@ -90,6 +90,29 @@ pub fn compare_crds(old: &Value, new: &Value, options: &CompatOptions) -> Vec<Fi
     report.into_findings()
 }
 
+/// The field a finding's schema path is about, as a path into the object: `spec.tags[*].name`
+/// for `spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items
+/// .properties[name]` (`[*]` for list items and map values); `None` outside a schema and at its
+/// root. A CEL rule's path names the node that carries the rule.
+pub fn field_of(path: &str) -> Option<String> {
+    let (_, rest) = path.split_once(".schema.openAPIV3Schema")?;
+    let rest = rest.split(".x-kubernetes-validations[").next().unwrap_or(rest);
+    let mut field = String::new();
+    for step in rest.split('.').filter(|s| !s.is_empty()) {
+        match step.strip_prefix("properties[").and_then(|s| s.strip_suffix(']')) {
+            Some(name) => {
+                if !field.is_empty() {
+                    field.push('.');
+                }
+                field.push_str(name);
+            }
+            None if step == "items" || step == "additionalProperties" => field.push_str("[*]"),
+            None => {}
+        }
+    }
+    (!field.is_empty()).then_some(field)
+}
+
 /// `schema.openAPIV3Schema` of a version entry.
 fn openapi_schema(version: &Map<String, Value>) -> Option<&Map<String, Value>> {
     version.get("schema")?.get("openAPIV3Schema")?.as_object()
@@ -107,7 +130,21 @@ fn is_alpha(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_alpha;
+    use super::{field_of, is_alpha};
+
+    #[test]
+    fn schema_paths_become_field_paths() {
+        let at = |rest: &str| field_of(&format!("spec.versions[1].schema.openAPIV3Schema{rest}"));
+        assert_eq!(at(".properties[spec].properties[size]").as_deref(), Some("spec.size"));
+        assert_eq!(
+            at(".properties[spec].properties[tags].items.properties[name]").as_deref(),
+            Some("spec.tags[*].name")
+        );
+        assert_eq!(at(".properties[spec].properties[env].additionalProperties").as_deref(), Some("spec.env[*]"));
+        assert_eq!(at(".properties[spec].x-kubernetes-validations[0].rule").as_deref(), Some("spec"));
+        assert_eq!(at(""), None);
+        assert_eq!(field_of("spec.scope"), None);
+    }
 
     #[test]
     fn alpha_versions() {

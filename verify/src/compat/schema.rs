@@ -33,7 +33,7 @@ pub(super) fn compare(old: &Node, new: &Node, path: &str, report: &mut Report) {
             None => report.add(
                 Rule::CompatFieldRemoved,
                 &child_path,
-                format!("{} removed: stored objects lose it on their next write, and clients that set or read it break", describe(&child)),
+                format!("{} removed: the API server prunes it from stored objects when it reads them (and for good on their next write), so clients that set or read it lose it", describe(&child)),
                 "keep the field (say it is deprecated in its description), or add a new version without it and convert between the two",
             ),
         }
@@ -78,6 +78,11 @@ fn describe(step: &str) -> String {
     }
 }
 
+/// The field a node path is about (`spec.size`), or `the object` at the root.
+fn describe_node(path: &str) -> String {
+    super::field_of(path).unwrap_or_else(|| "the object".to_string())
+}
+
 /// The node's type as a client sees it: `int-or-string` for `x-kubernetes-int-or-string`.
 fn effective_type(node: &Node) -> &str {
     if is_true(node, "x-kubernetes-int-or-string") {
@@ -106,13 +111,19 @@ fn names(node: &Node, key: &str) -> BTreeSet<String> {
     node.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(String::from).collect()
 }
 
+/// A newly required field with a default breaks nobody: the API server defaults it on read
+/// and on requests before it validates (R60), so it is never missing.
 fn compare_required(old: &Node, new: &Node, path: &str, report: &mut Report) {
-    let added: Vec<String> = names(new, "required").difference(&names(old, "required")).cloned().collect();
+    let defaulted = |name: &String| {
+        new.get("properties").and_then(|p| p.get(name)).is_some_and(|field| field.get("default").is_some())
+    };
+    let added: Vec<String> =
+        names(new, "required").difference(&names(old, "required")).filter(|n| !defaulted(n)).cloned().collect();
     if !added.is_empty() {
         report.add(
             Rule::CompatRequired,
             path,
-            format!("new required fields: {}: stored objects without them fail validation on their next update, and clients that omit them are refused", quoted(&added)),
+            format!("new required fields: {}: stored objects without them are refused on their next update (required is not ratcheted), and so are clients that omit them", quoted(&added)),
             "make the new field optional with a default, or require it only in a new version",
         );
     }
@@ -125,22 +136,17 @@ fn quoted(values: &[String]) -> String {
 fn compare_default(old: &Node, new: &Node, path: &str, report: &mut Report) {
     let message = match (old.get("default"), new.get("default")) {
         (None, Some(after)) => {
-            format!("default added: {after}: objects that omit the field now read as if it were set")
+            format!(
+                "default added: {after}: stored objects without the field read as if it were set, and new objects get it"
+            )
         }
-        (Some(before), None) => {
-            format!("default removed: {before}: objects that omitted the field now read without it")
-        }
-        (Some(before), Some(after)) if before != after => {
-            format!("default changed: {before} -> {after}: objects that omit the field now read differently")
-        }
+        (Some(before), None) => format!("default removed: {before}: new objects that omit the field no longer get it"),
+        (Some(before), Some(after)) if before != after => format!(
+            "default changed: {before} -> {after}: new objects that omit the field get {after}, while stored ones keep the value they were created with"
+        ),
         _ => return,
     };
-    report.add(
-        Rule::CompatDefault,
-        path,
-        message,
-        "keep the default; the API server applies it when objects are read, so changing it changes existing objects",
-    );
+    report.add(Rule::CompatDefault, path, message, "keep the default: clients that omit the field rely on it");
 }
 
 fn enum_values(node: &Node) -> Option<BTreeSet<String>> {
@@ -153,7 +159,7 @@ fn compare_enum(old: &Node, new: &Node, path: &str, report: &mut Report) {
         report.add(
             Rule::CompatEnum,
             path,
-            format!("enum added where there was none: {}: stored objects with other values fail validation on their next update", list(&after)),
+            format!("enum added where there was none: {}: other values {REFUSED}", list(&after)),
             "list every value clients may already use, or validate new values only in a new version",
         );
         return;
@@ -163,10 +169,7 @@ fn compare_enum(old: &Node, new: &Node, path: &str, report: &mut Report) {
         report.add(
             Rule::CompatEnum,
             path,
-            format!(
-                "allowed enum values removed: {}: stored objects with them fail validation on their next update",
-                list(&removed)
-            ),
+            format!("allowed enum values removed: {}: they {REFUSED}", list(&removed)),
             "keep the values (say they are deprecated in the description)",
         );
     }
@@ -210,9 +213,15 @@ fn compare_bounds(old: &Node, new: &Node, path: &str, report: &mut Report) {
         let (before, after) = (old.get(key).and_then(Value::as_f64), new.get(key).and_then(Value::as_f64));
         let shown = |side: &Node| side.get(key).map(Value::to_string).unwrap_or_default();
         let message = match (before, after, bound) {
-            (None, Some(_), _) => format!("{key} added where there was none: {}", shown(new)),
-            (Some(b), Some(a), Bound::Lower) if a > b => format!("{key} raised: {} -> {}", shown(old), shown(new)),
-            (Some(b), Some(a), Bound::Upper) if a < b => format!("{key} lowered: {} -> {}", shown(old), shown(new)),
+            (None, Some(_), _) => {
+                format!("{key} added where there was none: {}: values outside it {REFUSED}", shown(new))
+            }
+            (Some(b), Some(a), Bound::Lower) if a > b => {
+                format!("{key} raised: {} -> {}: values below it {REFUSED}", shown(old), shown(new))
+            }
+            (Some(b), Some(a), Bound::Upper) if a < b => {
+                format!("{key} lowered: {} -> {}: values above it {REFUSED}", shown(old), shown(new))
+            }
             _ => {
                 compare_exclusive(old, new, key, rule, path, report);
                 continue;
@@ -222,7 +231,12 @@ fn compare_bounds(old: &Node, new: &Node, path: &str, report: &mut Report) {
     }
 }
 
-const FIX_BOUND: &str = "keep the old bound (values stored under it must stay valid), or tighten it only in a new version; the API server ratchets unchanged fields, but every write that touches the field must pass";
+const FIX_BOUND: &str = "keep the old bound, or tighten it only in a new version";
+
+/// What the API server does with values a tightened schema no longer allows (CRD validation
+/// ratcheting, on by default since Kubernetes 1.30; shown in verify/tests/compat_differential.rs).
+const REFUSED: &str =
+    "are refused in new objects and in updates that change the field (stored ones are ratcheted while unchanged)";
 
 /// `exclusiveMinimum`/`exclusiveMaximum` turned on with the bound unchanged excludes the
 /// bound itself.
@@ -233,7 +247,12 @@ fn compare_exclusive(old: &Node, new: &Node, key: &str, rule: Rule, path: &str, 
         _ => return,
     };
     if old.contains_key(key) && !is_true(old, flag) && is_true(new, flag) && old.get(key) == new.get(key) {
-        report.add(rule, path, format!("{flag} turned on: {} itself is no longer allowed", new[key]), FIX_BOUND);
+        report.add(
+            rule,
+            path,
+            format!("{flag} turned on: {} itself is now outside the bound, and values outside it {REFUSED}", new[key]),
+            FIX_BOUND,
+        );
     }
 }
 
@@ -248,7 +267,7 @@ fn compare_pattern_and_format(old: &Node, new: &Node, path: &str, report: &mut R
         report.add(
             rule,
             path,
-            format!("{message}: stored values that do not match fail validation on their next update"),
+            format!("{message}: values that do not match {REFUSED}"),
             "keep the old pattern or format, or validate the new one only in a new version",
         );
     }
@@ -259,7 +278,7 @@ fn compare_nullable(old: &Node, new: &Node, path: &str, report: &mut Report) {
         (true, false) => report.add(
             Rule::CompatNullable,
             path,
-            "nullable removed: null is now dropped from requests, and clients that send null to clear the field no longer can",
+            "nullable removed: the API server drops null values, also from stored objects when it reads them, so clients that clear the field with null no longer can",
             "keep nullable: true",
         ),
         (false, true) => report.add_with(
@@ -278,7 +297,7 @@ fn compare_extensions(old: &Node, new: &Node, path: &str, report: &mut Report) {
         report.add(
             Rule::CompatPreserveUnknownFields,
             path,
-            "x-kubernetes-preserve-unknown-fields removed: fields the schema does not declare are pruned from stored objects on their next write",
+            "x-kubernetes-preserve-unknown-fields removed: fields the schema does not declare are pruned from stored objects when they are read, and for good on their next write",
             "keep x-kubernetes-preserve-unknown-fields: true, or declare every field objects may hold",
         );
     }
@@ -324,7 +343,7 @@ fn compare_rules(old: &Node, new: &Node, path: &str, report: &mut Report) {
             report.add(
                 Rule::CompatCelRule,
                 format!("{path}.x-kubernetes-validations[{i}].rule"),
-                format!("rule added or changed: {rule:?}: stored objects may fail it; the API server ratchets fields an update leaves unchanged, so they stay writable until the update touches this field"),
+                format!("rule added or changed: {rule:?}: stored objects may fail it; the API server skips a rule only while the value it sits on is unchanged, so any update that changes something in {} must pass it", describe_node(path)),
                 "make sure every value the old schema allowed passes the rule, or add the rule only in a new version",
             );
         }

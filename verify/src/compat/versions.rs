@@ -122,8 +122,14 @@ fn check_storage_move(old_spec: &Map<String, Value>, new_spec: &Map<String, Valu
         return;
     }
     let new_versions = list(new_spec);
+    // Descriptions change no data: only the rest of the schemas must agree.
     let schema_of = |n: &str| {
-        new_versions.iter().find(|v| name(v) == n).and_then(|v| v.get("schema")).and_then(|s| s.get("openAPIV3Schema"))
+        new_versions
+            .iter()
+            .find(|v| name(v) == n)
+            .and_then(|v| v.get("schema"))
+            .and_then(|s| s.get("openAPIV3Schema"))
+            .map(without_descriptions)
     };
     let Some(index) = new_versions.iter().position(|v| name(v) == new_storage) else { return };
     if schema_of(old_storage).is_some() && schema_of(old_storage) != schema_of(new_storage) {
@@ -133,6 +139,29 @@ fn check_storage_move(old_spec: &Map<String, Value>, new_spec: &Map<String, Valu
             format!("storage moved from {old_storage:?} to {new_storage:?} under conversion strategy None, and their schemas differ: the API server only rewrites apiVersion, so objects stored at {old_storage:?} are read as {new_storage:?} unchanged and lose the fields it does not declare"),
             "add a conversion webhook (strategy: Webhook) before moving storage, or keep the two versions' schemas identical",
         );
+    }
+}
+
+/// A schema without its `description`s (a property named `description` stays).
+fn without_descriptions(schema: &Value) -> Value {
+    match schema {
+        Value::Object(node) => Value::Object(
+            node.iter()
+                .filter(|(key, _)| key.as_str() != "description")
+                .map(|(key, value)| {
+                    let value = match (key.as_str(), value) {
+                        // The keys of `properties` are field names, not keywords.
+                        ("properties", Value::Object(fields)) => Value::Object(
+                            fields.iter().map(|(name, field)| (name.clone(), without_descriptions(field))).collect(),
+                        ),
+                        _ => without_descriptions(value),
+                    };
+                    (key.clone(), value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_descriptions).collect()),
+        other => other.clone(),
     }
 }
 

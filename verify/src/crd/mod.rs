@@ -60,6 +60,7 @@ pub fn verify_crd(crd: &Value) -> Vec<Finding> {
                 selectable_fields::check(version, schema_root, &path, &mut report);
             }
         }
+        selectable_fields::check_hoisting(spec, &mut report);
     }
     size::check(crd, &mut report);
     let mut findings = report.into_findings();

@@ -97,3 +97,41 @@ pub(crate) fn check(version: &Map<String, Value>, schema: Option<&Value>, path: 
         );
     }
 }
+
+/// kube-apiserver 1.37.2 moves what every version of a CRD shares to the CRD level (the
+/// internal type's `spec.validation`, `spec.selectableFields`, …; reference §0), each part on
+/// its own, and then accepts selectable fields at the CRD level only next to a CRD-level schema,
+/// and per-version selectable fields only next to per-version schemas. So with several versions,
+/// the same non-empty `selectableFields` on every version needs the same schema on every
+/// version, and selectable fields on only some versions (or different ones) need schemas that
+/// differ. Found by creating such CRDs on the server; single-version CRDs are always fine.
+pub(crate) fn check_hoisting(spec: &Map<String, Value>, report: &mut Report) {
+    let Some(versions) = spec.get("versions").and_then(Value::as_array) else { return };
+    if versions.len() < 2 {
+        return;
+    }
+    fn fields(v: &Value) -> Option<&Vec<Value>> {
+        v.get("selectableFields").and_then(Value::as_array).filter(|f| !f.is_empty())
+    }
+    fn schema(v: &Value) -> Option<&Value> {
+        v.get("schema").and_then(|s| s.get("openAPIV3Schema"))
+    }
+    let Some(first_with_fields) = versions.iter().position(|v| fields(v).is_some()) else { return };
+    let same_fields = versions.iter().all(|v| fields(v) == fields(&versions[0]));
+    let same_schema = versions.iter().all(|v| schema(v) == schema(&versions[0]));
+    if same_fields && !same_schema {
+        report.add(
+            Rule::SelectableFieldsHoisting,
+            "spec.versions[0].selectableFields",
+            "Invalid value: \"\": may only be set when validations.schema is included: every version lists the same selectableFields but their schemas differ, so the API server moves the list to the CRD level, where it needs a schema every version shares",
+            "list the selectable fields in another order in one version (they then stay per version), or give every version the same schema",
+        );
+    } else if !same_fields && same_schema {
+        report.add(
+            Rule::SelectableFieldsHoisting,
+            format!("spec.versions[{first_with_fields}].selectableFields"),
+            "Invalid value: \"\": may only be set when `version.schema.openAPIV3Schema` is not included: every version has the same schema, so the API server moves it to the CRD level, and per-version selectableFields then have no per-version schema to point into",
+            "list the same selectableFields on every version, or let the versions' schemas differ",
+        );
+    }
+}
