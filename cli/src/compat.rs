@@ -1,6 +1,7 @@
 //! What `rop verify --against` and `rop generate --check-compat` share: reading a file as it
 //! was at a git revision, and the acknowledgements file of deliberate breaks.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -13,39 +14,93 @@ use crate::commands::UsageError;
 /// Where `rop generate --check-compat` looks for acknowledgements, relative to the project.
 pub const ACKNOWLEDGEMENTS: &str = "config/crd/compat-acknowledged.yaml";
 
-/// The file at `rev` (`None` if it did not exist there); `file` need not exist now. A file
-/// outside a git repository, or a revision git does not know, is a [`UsageError`].
-pub fn git_show(rev: &str, file: &Path) -> anyhow::Result<Option<String>> {
-    // The nearest folder that exists: a file generated for the first time may have none yet.
-    let mut dir = file.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    while !dir.is_dir()
+/// A git revision of the repository that holds some path: files as they were at it.
+#[derive(Debug)]
+pub struct GitRevision {
+    rev: String,
+    /// The repository's top folder, with symbolic links resolved.
+    top: PathBuf,
+}
+
+impl GitRevision {
+    /// The revision `rev` of the repository holding `near` (a file or folder that need not
+    /// exist yet). Git missing, `near` outside a repository, or a revision git does not know
+    /// are [`UsageError`]s.
+    pub fn open(rev: &str, near: &Path) -> anyhow::Result<Self> {
+        let dir = existing_ancestor(near);
+        let top = git(&dir, &["rev-parse", "--show-toplevel"])?;
+        if !top.status.success() {
+            return Err(UsageError::new(format!(
+                "{} is not in a git repository, so it has no revision {rev:?} (fix: name the old CRDs by file instead)",
+                near.display()
+            ))
+            .into());
+        }
+        let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
+        let commit = git(&dir, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])?;
+        if !commit.status.success() {
+            return Err(UsageError::new(format!(
+                "no git revision {rev:?} in {} (fix: name a commit, branch or tag that exists there, e.g. HEAD or main)",
+                top.display()
+            ))
+            .into());
+        }
+        let top = top.canonicalize().with_context(|| format!("cannot resolve {}", top.display()))?;
+        Ok(Self { rev: rev.to_string(), top })
+    }
+
+    /// The revision as given (`HEAD`, `main`).
+    pub fn rev(&self) -> &str {
+        &self.rev
+    }
+
+    /// `path` relative to the repository's top, symbolic links resolved as far as `path` exists.
+    fn relative(&self, path: &Path) -> PathBuf {
+        let dir = existing_ancestor(path);
+        let real = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        let rest = path.strip_prefix(&dir).unwrap_or(Path::new(""));
+        real.join(rest).strip_prefix(&self.top).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+    }
+
+    /// The content of `file` at the revision; `None` if it did not exist there.
+    pub fn show(&self, file: &Path) -> anyhow::Result<Option<String>> {
+        let spec = format!("{}:{}", self.rev, self.relative(file).display());
+        let shown = git(&self.top, &["show", &spec])?;
+        Ok(shown.status.success().then(|| String::from_utf8_lossy(&shown.stdout).into_owned()))
+    }
+
+    /// The files directly in folder `dir` at the revision, as paths under `dir`.
+    pub fn list(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let relative = self.relative(dir);
+        let spec = format!("{}:{}", self.rev, relative.display());
+        let listed = git(&self.top, &["ls-tree", "--name-only", &spec])?;
+        if !listed.status.success() {
+            return Ok(Vec::new());
+        }
+        Ok(String::from_utf8_lossy(&listed.stdout).lines().map(|name| dir.join(name)).collect())
+    }
+}
+
+/// `path` itself if it exists, else its nearest ancestor that does (`.` at worst).
+fn existing_ancestor(path: &Path) -> PathBuf {
+    let mut dir = path;
+    while !dir.exists()
         && let Some(parent) = dir.parent().filter(|d| !d.as_os_str().is_empty())
     {
         dir = parent;
     }
-    let git = |args: &[&str]| Command::new("git").arg("-C").arg(dir).args(args).output().context("cannot run git");
-    let top = git(&["rev-parse", "--show-toplevel"])?;
-    if !top.status.success() {
-        return Err(UsageError::new(format!(
-            "{} is not in a git repository, so it has no revision {rev:?} (fix: name the old CRDs by file instead)",
-            file.display()
+    if dir.exists() { dir.to_path_buf() } else { PathBuf::from(".") }
+}
+
+/// Runs git in `dir`; git missing is a [`UsageError`].
+fn git(dir: &Path, args: &[&str]) -> anyhow::Result<std::process::Output> {
+    let dir = if dir.is_file() { dir.parent().unwrap_or(Path::new(".")) } else { dir };
+    Command::new("git").arg("-C").arg(dir).args(args).output().map_err(|e| {
+        UsageError::new(format!(
+            "cannot run git: {e} (fix: install git and put it on PATH, or name the old CRDs by file instead of git:REF)"
         ))
-        .into());
-    }
-    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
-    let commit = git(&["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])?;
-    if !commit.status.success() {
-        return Err(UsageError::new(format!(
-            "no git revision {rev:?} in {} (fix: name a commit, branch or tag that exists there, e.g. HEAD or main)",
-            top.display()
-        ))
-        .into());
-    }
-    let here = dir.canonicalize().with_context(|| format!("cannot resolve {}", dir.display()))?;
-    let below = file.strip_prefix(dir).unwrap_or(file);
-    let relative = here.strip_prefix(top.canonicalize()?).unwrap_or(&here).join(below);
-    let shown = git(&["show", &format!("{rev}:{}", relative.display())])?;
-    Ok(shown.status.success().then(|| String::from_utf8_lossy(&shown.stdout).into_owned()))
+        .into()
+    })
 }
 
 /// The acknowledgements file: deliberate breaks, reviewed once.
@@ -88,9 +143,22 @@ impl Acknowledgements {
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| UsageError::new(format!("cannot read {file}: {e}")))?;
-        let parsed: AcknowledgementsFile =
-            serde_yaml::from_str(&text).map_err(|e| UsageError::new(format!("{file}: {e}")))?;
+        let parsed: AcknowledgementsFile = serde_yaml::from_str(&text).map_err(|e| {
+            let e = e.to_string().replace("struct AcknowledgementsFile", "a mapping").replace("struct Acknowledgement", "a mapping");
+            UsageError::new(format!(
+                "{file}: {e} (fix: write `acknowledged:` and under it a list of entries with crd, rule, path and reason, as docs/compat.md shows)"
+            ))
+        })?;
         for (i, ack) in parsed.acknowledged.iter().enumerate() {
+            if let Some(first) = parsed.acknowledged[..i]
+                .iter()
+                .position(|a| a.crd == ack.crd && a.rule == ack.rule && a.path == ack.path)
+            {
+                return Err(UsageError::new(format!(
+                    "{file}: acknowledged[{i}] repeats acknowledged[{first}] (fix: remove one of them)"
+                ))
+                .into());
+            }
             if !rop_verify::COMPAT_RULES.iter().any(|r| r.id == ack.rule) {
                 return Err(UsageError::new(format!(
                     "{file}: acknowledged[{i}].rule: {:?} is not a compatibility rule (fix: use a compat.* id from `rop verify --against`'s output)",
@@ -123,8 +191,9 @@ impl Acknowledgements {
         Some(ack.reason.clone())
     }
 
-    /// The acknowledgements no finding matched so far.
-    pub fn unused(&self) -> impl Iterator<Item = &Acknowledgement> {
-        self.entries.iter().filter(|(_, used)| !used).map(|(a, _)| a)
+    /// The acknowledgements of the CRDs in `compared` that no finding matched: stale once
+    /// those CRDs were compared. Entries of other CRDs say nothing yet.
+    pub fn unused<'a>(&'a self, compared: &'a BTreeSet<String>) -> impl Iterator<Item = &'a Acknowledgement> {
+        self.entries.iter().filter(move |(a, used)| !used && compared.contains(&a.crd)).map(|(a, _)| a)
     }
 }

@@ -103,4 +103,15 @@ fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
         "{stderr}"
     );
     assert_eq!(out.status.code(), Some(2));
+
+    // The kind deleted from the project: its CRD is gone, which deletes every object of it.
+    std::fs::remove_file(dir.join("config/crd/compat-acknowledged.yaml")).unwrap();
+    ok(&dir, rop, &["delete", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached", "--force"]);
+    let out = command(&dir, rop, &["generate", "--check-compat"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("config/crd/bases/cache.example.com_memcacheds.yaml: error[compat.crd-removed] metadata.name: CRD memcacheds.cache.example.com removed: deleting it from a cluster deletes every object of it, and its clients fail with 404 Not Found"),
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(1));
 }

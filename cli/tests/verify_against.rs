@@ -154,22 +154,27 @@ fn alpha_versions_may_break_when_allowed() {
 fn unusable_input_exits_two_with_what_to_fix() {
     let dir = pair("field-removed");
     std::fs::create_dir(dir.path().join("empty")).unwrap();
+    std::fs::copy(dir.path().join("new.yaml"), dir.path().join("new2.yaml")).unwrap();
     let cases: &[(&[&str], &str)] = &[
         (
             &["verify", "--against", "missing.yaml", "new.yaml"],
-            "error: cannot read OLD missing.yaml: No such file or directory (os error 2)\n",
+            "error: cannot read OLD missing.yaml: No such file or directory (os error 2) (fix: check the path)\n",
         ),
         (
             &["verify", "--against", "empty", "new.yaml"],
             "error: OLD empty holds no CustomResourceDefinition (fix: name the file or folder of the CRDs as they were)\n",
         ),
         (
+            &["verify", "--against", "", "new.yaml"],
+            "error: --against is empty (fix: name a CRD file, a folder of them, or git:REF)\n",
+        ),
+        (
             &["verify", "--against", "git:", "new.yaml"],
             "error: --against git: needs a revision, e.g. --against git:HEAD\n",
         ),
         (
-            &["verify", "--against", "old.yaml", "new.yaml", "new.yaml"],
-            "error: NEW has two CRDs named \"widgets.example.com\" (new.yaml and new.yaml): pass one revision of each CRD\n",
+            &["verify", "--against", "old.yaml", "new.yaml", "new2.yaml"],
+            "error: NEW has two CRDs named \"widgets.example.com\" (new.yaml and new2.yaml): pass one revision of each CRD\n",
         ),
     ];
     for (args, expected) in cases {
@@ -188,7 +193,103 @@ fn unusable_input_exits_two_with_what_to_fix() {
     );
     assert_eq!(code, 2);
 
+    let v1beta1 = std::fs::read_to_string(dir.path().join("old.yaml"))
+        .unwrap()
+        .replace("apiextensions.k8s.io/v1\"", "apiextensions.k8s.io/v1beta1\"");
+    std::fs::write(dir.path().join("beta.yaml"), v1beta1).unwrap();
+    let (_, stderr, code) = run(dir.path(), &["verify", "--against", "beta.yaml", "new.yaml"]);
+    assert_eq!(
+        stderr.replace(&format!("{}/", dir.path().display()), ""),
+        "error: beta.yaml: a CustomResourceDefinition of apiextensions.k8s.io/v1beta1; only apiextensions.k8s.io/v1 CRDs are compared (fix: convert it to v1, e.g. read it back from a cluster with kubectl get crd NAME -o yaml)\n"
+    );
+    assert_eq!(code, 2);
+
+    std::fs::write(
+        dir.path().join("acks.yaml"),
+        "acknowledged:\n- {crd: x, rule: compat.type, path: p, reason: r}\n- {crd: x, rule: compat.type, path: p, reason: again}\n",
+    )
+    .unwrap();
+    let (_, stderr, code) =
+        run(dir.path(), &["verify", "--against", "old.yaml", "new.yaml", "--acknowledged", "acks.yaml"]);
+    assert_eq!(
+        stderr.replace(&format!("{}/", dir.path().display()), ""),
+        "error: acks.yaml: acknowledged[1] repeats acknowledged[0] (fix: remove one of them)\n"
+    );
+    assert_eq!(code, 2);
+
+    std::fs::write(dir.path().join("acks.yaml"), "- {crd: x}\n").unwrap();
+    let (_, stderr, code) =
+        run(dir.path(), &["verify", "--against", "old.yaml", "new.yaml", "--acknowledged", "acks.yaml"]);
+    assert_eq!(
+        stderr.replace(&format!("{}/", dir.path().display()), ""),
+        "error: acks.yaml: invalid type: sequence, expected a mapping (fix: write `acknowledged:` and under it a list of entries with crd, rule, path and reason, as docs/compat.md shows)\n"
+    );
+    assert_eq!(code, 2);
+
     let (_, stderr, code) = run(dir.path(), &["verify", "old.yaml", "--allow-alpha-breaks"]);
     assert!(stderr.contains("--against <OLD>"), "{stderr}");
     assert_eq!(code, 2);
+}
+
+#[test]
+fn old_may_be_a_list_read_from_a_cluster_and_new_a_folder() {
+    let dir = pair("field-removed");
+    let old: serde_json::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(dir.path().join("old.yaml")).unwrap()).unwrap();
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [old]});
+    std::fs::write(dir.path().join("cluster.yaml"), serde_json::to_string(&list).unwrap()).unwrap();
+    std::fs::create_dir(dir.path().join("crds")).unwrap();
+    std::fs::rename(dir.path().join("new.yaml"), dir.path().join("crds/new.yaml")).unwrap();
+    let (stdout, _, code) = run(dir.path(), &["verify", "--against", "cluster.yaml", "crds"]);
+    assert_eq!(stdout, format!("crds/{FIELD_REMOVED}1 CRD compared, 0 new: 1 error, 0 warnings\n"));
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_new_crd_the_server_would_refuse_is_reported_with_its_errors() {
+    let dir = pair("enum.safe");
+    let text = std::fs::read_to_string(dir.path().join("new.yaml")).unwrap().replace("\"Namespaced\"", "\"Global\"");
+    std::fs::write(dir.path().join("new.yaml"), text).unwrap();
+    let (stdout, _, code) = run(dir.path(), &["verify", "--against", "old.yaml", "new.yaml"]);
+    assert!(stdout.starts_with("new.yaml: error[names.scope] spec.scope: Unsupported value: \"Global\""), "{stdout}");
+    assert!(
+        stdout.contains("new.yaml: error[compat.scope] spec.scope: scope changed: \"Namespaced\" -> \"Global\""),
+        "{stdout}"
+    );
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn with_git_a_removed_crd_is_an_error_and_a_moved_one_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let crds = dir.path().join("crds");
+    std::fs::create_dir(&crds).unwrap();
+    std::fs::copy(compat("old.yaml"), crds.join("widgets.yaml")).unwrap();
+    let gadgets = std::fs::read_to_string(compat("old.yaml")).unwrap().replace("widgets", "gadgets");
+    std::fs::write(crds.join("all.yaml"), &gadgets).unwrap();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "first"]);
+    // widgets moves to another file and loses a field; gadgets is deleted.
+    std::fs::remove_file(crds.join("widgets.yaml")).unwrap();
+    std::fs::copy(compat("cases/field-removed.yaml"), crds.join("renamed.yaml")).unwrap();
+    std::fs::write(crds.join("all.yaml"), "").unwrap();
+    std::fs::write(
+        dir.path().join("acks.yaml"),
+        "acknowledged:\n- {crd: other.example.com, rule: compat.type, path: p, reason: not compared and so not stale}\n",
+    )
+    .unwrap();
+    let (stdout, stderr, code) = run(
+        dir.path(),
+        &["verify", "--against", "git:HEAD", "crds/renamed.yaml", "crds/all.yaml", "--acknowledged", "acks.yaml"],
+    );
+    assert_eq!(stderr, "error: the new CRDs break objects or clients of the old ones (see the errors above)\n");
+    assert_eq!(
+        stdout,
+        format!(
+            "crds/renamed.yaml: {}git:HEAD:crds/all.yaml: error[compat.crd-removed] metadata.name: CRD gadgets.example.com removed: deleting it from a cluster deletes every object of it, and its clients fail with 404 Not Found (fix: keep the CRD (stop serving its versions first, if it is to go), or acknowledge the removal)\n1 CRD compared, 0 new: 2 errors, 0 warnings\n",
+            FIELD_REMOVED.strip_prefix("new.yaml: ").unwrap()
+        )
+    );
+    assert_eq!(code, 1);
 }

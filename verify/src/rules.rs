@@ -270,6 +270,8 @@ catalogue! {
     compat {
     CompatScope = "compat.scope", Error, "crdify scope, R97", "spec.scope is unchanged (the API server refuses the update once the CRD is established)";
     CompatKind = "compat.kind", Error, "R97", "spec.names.kind is unchanged (the API server refuses the update once the CRD is established)";
+    CompatNames = "compat.names", Warning, "R11, R12", "no short name or category is removed (kubectl get <short name> and kubectl get <category> rely on them)";
+    CompatCrdRemoved = "compat.crd-removed", Error, "API deprecation policy", "no CRD of the old revision is missing from the new one (deleting a CRD deletes every object of it)";
     CompatStoredVersionRemoved = "compat.stored-version-removed", Error, "crdify storedVersionRemoval, R19", "every version objects may be stored at (the old storage version, status.storedVersions) stays in spec.versions";
     CompatServedVersionRemoved = "compat.served-version-removed", Error, "API deprecation policy", "a served version stops being served only after a revision marked it deprecated";
     CompatStorageConversion = "compat.storage-conversion", Error, "R29, R109", "the storage version moves only with a conversion webhook or between identical schemas";
@@ -286,12 +288,15 @@ catalogue! {
     CompatMaxItems = "compat.max-items", Error, "crdify maxItems", "maxItems is not added or lowered";
     CompatMinProperties = "compat.min-properties", Error, "crdify minProperties", "minProperties is not added or raised";
     CompatMaxProperties = "compat.max-properties", Error, "crdify maxProperties", "maxProperties is not added or lowered";
+    CompatMultipleOf = "compat.multiple-of", Error, "OpenAPI multipleOf", "multipleOf is not added, or changed to a value the old one is not a multiple of";
+    CompatJunctor = "compat.junctor", Error, "R42", "no allOf entry or not is added, no anyOf added or shortened, no oneOf entry added or removed";
     CompatPattern = "compat.pattern", Error, "crdify pattern", "no pattern is added or changed";
     CompatFormat = "compat.format", Error, "R36", "no format is added or changed";
     CompatNullable = "compat.nullable", Error, "crdify nullable", "nullable is not removed (added warns)";
     CompatPreserveUnknownFields = "compat.preserve-unknown-fields", Error, "R44, R61", "x-kubernetes-preserve-unknown-fields is not removed";
     CompatListType = "compat.list-type", Error, "R47, R49, R52, R53", "x-kubernetes-list-type, list-map-keys and map-type are unchanged";
     CompatCelRule = "compat.cel-rule", Warning, "R68, validation ratcheting", "no x-kubernetes-validations rule is added or changed that existing objects may fail";
+    CompatSubresource = "compat.subresource", Error, "R78-R84", "the status and scale subresources stay, with the same scale paths";
     CompatPrinterColumn = "compat.printer-column", Warning, "R88", "every printer column stays and its jsonPath still resolves";
     CompatSelectableField = "compat.selectable-field", Error, "R91", "every selectable field stays, so field selectors keep working";
     }

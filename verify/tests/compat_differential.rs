@@ -48,6 +48,8 @@ struct Scenario {
     gone_version: Option<(&'static str, &'static str)>,
     /// A field selector the server no longer accepts, and its message.
     selector_refused: Option<(&'static str, &'static str)>,
+    /// The status subresource is gone: a read of `/status` answers this code.
+    status_gone: Option<&'static str>,
 }
 
 impl Scenario {
@@ -62,6 +64,7 @@ impl Scenario {
             create: None,
             gone_version: None,
             selector_refused: None,
+            status_gone: None,
         }
     }
 }
@@ -149,6 +152,28 @@ fn scenarios() -> Vec<Scenario> {
             writes: vec![(json!({"color": "blue"}), Err("at most 10"))],
             ..Scenario::new("cel-rule", json!({"size": 8}))
         },
+        Scenario {
+            writes: vec![
+                (json!({"color": "blue"}), Ok(json!({"size": 8, "mode": "Managed", "color": "blue"}))),
+                (
+                    json!({"size": 9}),
+                    Err("spec.size: Invalid value: 9: spec.size in body should be less than or equal to 5"),
+                ),
+            ],
+            ..Scenario::new("junctor", json!({"size": 8}))
+        },
+        Scenario {
+            writes: vec![(
+                json!({"color": "blue"}),
+                Ok(json!({"size": 1, "step": 8, "mode": "Managed", "color": "blue"})),
+            )],
+            create: Some((
+                json!({"size": 1, "step": 8}),
+                Err("spec.step: Invalid value: 8: spec.step in body should be a multiple of 3"),
+            )),
+            ..Scenario::new("multiple-of", json!({"size": 1, "step": 8}))
+        },
+        Scenario { status_gone: Some("404"), ..Scenario::new("subresource", json!({"size": 1})) },
         Scenario {
             selector_refused: Some(("spec.color=red", "field label not supported: spec.color")),
             ..Scenario::new("selectable-field", json!({"size": 1, "color": "red"}))
@@ -289,6 +314,13 @@ async fn run(client: &Client, n: usize, scenario: &Scenario, failures: &mut Vec<
             other => other.to_string(),
         });
         check(&format!("{case}: read at {version}"), got, &Err(want), failures);
+    }
+    if let Some(want) = scenario.status_gone {
+        let got = api.get_status("stored").await.map(|o| spec_of(&o)).map_err(|e| match e {
+            kube::Error::Api(s) => s.code.to_string(),
+            other => other.to_string(),
+        });
+        check(&format!("{case}: read of /status"), got, &Err(want), failures);
     }
     if let Some((selector, want)) = scenario.selector_refused {
         let listed = api.list(&ListParams::default().fields(selector)).await;

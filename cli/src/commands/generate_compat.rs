@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::bail;
 use rop_verify::compat::{CompatOptions, compare_crds, field_of};
 
-use crate::compat::{ACKNOWLEDGEMENTS, Acknowledgements, git_show};
+use crate::compat::{ACKNOWLEDGEMENTS, Acknowledgements, GitRevision};
 use crate::ui;
 
 /// Compares the generated CRDs in `files` with their revision at `rev`.
@@ -26,10 +26,12 @@ pub fn check(
 ) -> anyhow::Result<()> {
     let ack_file = root.join(ACKNOWLEDGEMENTS);
     let mut acks = if ack_file.is_file() { Acknowledgements::load(&ack_file)? } else { Acknowledgements::default() };
+    let git = GitRevision::open(rev, &root.join("config/crd/bases"))?;
     let (mut compared, mut errors) = (0, 0);
+    let mut names = std::collections::BTreeSet::new();
     for file in files.iter().filter(|f| f.path.starts_with("config/crd/bases/")) {
         let new: serde_json::Value = serde_yaml::from_str(&file.content)?;
-        let Some(text) = git_show(rev, &root.join(&file.path))? else {
+        let Some(text) = git.show(&root.join(&file.path))? else {
             ui::detail(&format!("{}: new since {rev}, nothing to compare", file.path));
             continue;
         };
@@ -38,6 +40,7 @@ pub fn check(
         };
         compared += 1;
         let name = new["metadata"]["name"].as_str().unwrap_or_default();
+        names.insert(name.to_string());
         for finding in compare_crds(&old, &new, &CompatOptions::default()) {
             let version = finding.version.and_then(|i| new["spec"]["versions"][i]["name"].as_str());
             let rust_type = version.and_then(|v| {
@@ -60,7 +63,28 @@ pub fn check(
             eprintln!("{}{source}: {finding}", file.path);
         }
     }
-    for ack in acks.unused() {
+    // A kind deleted from the project: its CRD file is gone.
+    let generated: std::collections::BTreeSet<std::path::PathBuf> = files.iter().map(|f| root.join(&f.path)).collect();
+    for old_file in git.list(&root.join("config/crd/bases"))? {
+        if generated.contains(&old_file) || old_file.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let Some(text) = git.show(&old_file)? else { continue };
+        let Ok(docs) = rop_verify::yaml_documents(&text) else { continue };
+        for (_, doc) in docs.iter().filter(|(_, d)| rop_verify::is_crd(d)) {
+            let name = doc["metadata"]["name"].as_str().unwrap_or_default();
+            let shown = old_file.strip_prefix(root).unwrap_or(&old_file).display().to_string();
+            let finding = super::verify_against::crd_removed(name);
+            names.insert(name.to_string());
+            if let Some(reason) = acks.take(name, &finding) {
+                eprintln!("{shown}: note: acknowledged {} {name}: {reason}", finding.rule);
+                continue;
+            }
+            errors += 1;
+            eprintln!("{shown}: {finding}");
+        }
+    }
+    for ack in acks.unused(&names) {
         ui::warning(&format!(
             "{ACKNOWLEDGEMENTS}: the acknowledgement of {} at {} in {} matches no change since {rev}; remove it",
             ack.rule, ack.path, ack.crd

@@ -9,14 +9,19 @@
 //! path/to/new.yaml: error[compat.field-removed] <yaml path>: <message> (fix: <hint>)
 //! ```
 //!
-//! A CRD with no counterpart in OLD is new: a `note:` line, not an error. A finding listed in
-//! the acknowledgements file (`--acknowledged`) is printed as a `note:` and not counted; an
-//! acknowledgement that matches nothing warns, so the file does not outlive the break it was
-//! written for. Exit code 1 if an error remains, 2 if the input is unusable (OLD missing or
-//! unreadable, an unknown git revision, two CRDs of one name on one side, a bad
-//! acknowledgements file), else 0.
+//! A NEW CRD the API server would refuse outright is reported with `rop verify`'s errors for
+//! it, since the upgrade cannot happen. A CRD with no counterpart in OLD is new: a `note:` line,
+//! not an error. With `git:REF`, a CRD the same files held at REF and no NEW file holds any more
+//! is `compat.crd-removed` (a CRD that moved to another file of the same folder is found
+//! there); with a file or folder, OLD CRDs no NEW file holds are listed as notes, since the NEW
+//! files may be a selection. A finding listed in the acknowledgements file (`--acknowledged`) is
+//! printed as a `note:` and not counted; an acknowledgement of a compared CRD that matches
+//! nothing warns, so the file does not outlive the break it was written for. Exit code 1 if an
+//! error remains, 2 if the input is unusable (OLD empty, missing, unreadable or without CRDs, a
+//! v1beta1 CRD, an unknown git revision, git missing, two CRDs of one name on one side, a CRD
+//! without a name, a bad acknowledgements file), else 0.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
@@ -24,16 +29,7 @@ use rop_verify::compat::{CompatOptions, compare_crds};
 use serde_json::Value;
 
 use super::UsageError;
-use crate::compat::{Acknowledgements, git_show};
-
-/// Where the old revision comes from.
-#[derive(Debug)]
-enum Old {
-    /// A file, or a folder whose `*.yaml`/`*.yml` files are read.
-    Path(PathBuf),
-    /// Each NEW file as it was at this git revision.
-    Git(String),
-}
+use crate::compat::{Acknowledgements, GitRevision};
 
 /// One CRD document: where it came from and its content.
 struct Crd {
@@ -41,7 +37,28 @@ struct Crd {
     doc: Value,
 }
 
-/// Runs the comparison; `files` are the NEW files, `against` the OLD argument.
+/// Counts for the summary line.
+#[derive(Default)]
+struct Totals {
+    compared: usize,
+    added: usize,
+    errors: usize,
+    warnings: usize,
+}
+
+impl Totals {
+    fn finding(&mut self, label: &str, finding: &rop_verify::Finding) {
+        if finding.is_error() {
+            self.errors += 1;
+        } else {
+            self.warnings += 1;
+        }
+        crate::ui::out(&format!("{label}: {finding}"));
+    }
+}
+
+/// Runs the comparison; `files` are the NEW files (or folders of them), `against` the OLD
+/// argument.
 pub fn run(
     root: &Path,
     files: &[PathBuf],
@@ -49,65 +66,94 @@ pub fn run(
     alpha_may_break: bool,
     acknowledged: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let old = match against.strip_prefix("git:") {
+    if against.trim().is_empty() {
+        return Err(UsageError::new("--against is empty (fix: name a CRD file, a folder of them, or git:REF)").into());
+    }
+    let git = match against.strip_prefix("git:") {
         Some("") => return Err(UsageError::new("--against git: needs a revision, e.g. --against git:HEAD").into()),
-        Some(rev) => Old::Git(rev.to_string()),
-        None => Old::Path(absolute(root, Path::new(against))),
+        Some(rev) => Some(GitRevision::open(rev, &absolute(root, files.first().map_or(Path::new("."), |f| f)))?),
+        None => None,
     };
     let mut acks = match acknowledged {
         Some(file) => Acknowledgements::load(&absolute(root, file))?,
         None => Acknowledgements::default(),
     };
+    let new_files = expand(root, files, "")?;
     let mut new_crds = Vec::new();
     let mut old_crds = Vec::new();
-    if let Old::Path(path) = &old {
-        old_crds = read_old_path(path, against)?;
-    }
-    for file in files {
-        let full = absolute(root, file);
-        let shown = file.display().to_string();
-        let text = std::fs::read_to_string(&full).map_err(|e| UsageError::new(format!("cannot read {shown}: {e}")))?;
-        new_crds.extend(crds_of(&text, &shown)?);
-        if let Old::Git(rev) = &old
-            && let Some(text) = git_show(rev, &full)?
+    for (full, shown) in &new_files {
+        let text = std::fs::read_to_string(full)
+            .map_err(|e| UsageError::new(format!("cannot read {shown}: {e} (fix: check the path)")))?;
+        new_crds.extend(crds_of(&text, shown)?);
+        if let Some(git) = &git
+            && let Some(text) = git.show(full)?
         {
-            old_crds.extend(crds_of(&text, &format!("git:{rev}:{shown}"))?);
+            old_crds.extend(crds_of(&text, &format!("git:{}:{shown}", git.rev()))?);
         }
     }
-    let old_by_name = by_name(&old_crds, "OLD")?;
-    by_name(&new_crds, "NEW")?;
+    if git.is_none() {
+        old_crds = read_old_path(root, against)?;
+    }
+    let new_by_name = by_name(&new_crds, "NEW")?;
+    let mut old_by_name = by_name(&old_crds, "OLD")?;
+    if let Some(git) = &git {
+        // A CRD that moved to another file of the same folder.
+        let missing: Vec<&str> = new_by_name.keys().filter(|n| !old_by_name.contains_key(*n)).copied().collect();
+        if !missing.is_empty() {
+            let moved = moved_crds(git, &new_files, &missing)?;
+            old_crds.extend(moved);
+            old_by_name = by_name(&old_crds, "OLD")?;
+        }
+    }
 
     let options = CompatOptions { alpha_may_break };
-    let (mut compared, mut added, mut errors, mut warnings) = (0, 0, 0, 0);
+    let mut totals = Totals::default();
+    let mut compared = BTreeSet::new();
     for crd in &new_crds {
         let name = crd_name(&crd.doc);
+        // The upgrade cannot happen if the server refuses the new CRD.
+        for finding in rop_verify::verify_crd(&crd.doc).iter().filter(|f| f.is_error()) {
+            totals.finding(&crd.label, finding);
+        }
         let Some(before) = old_by_name.get(name) else {
-            added += 1;
+            totals.added += 1;
             crate::ui::out(&format!(
                 "{}: note: {name} is new (no CRD of that name in OLD, nothing to compare)",
                 crd.label
             ));
             continue;
         };
-        compared += 1;
+        totals.compared += 1;
+        compared.insert(name.to_string());
         for finding in compare_crds(&before.doc, &crd.doc, &options) {
-            if let Some(reason) = acks.take(name, &finding) {
-                crate::ui::out(&format!(
+            match acks.take(name, &finding) {
+                Some(reason) => crate::ui::out(&format!(
                     "{}: note: acknowledged {} {}: {reason}",
                     crd.label, finding.rule, finding.path
-                ));
-                continue;
+                )),
+                None => totals.finding(&crd.label, &finding),
             }
-            if finding.is_error() {
-                errors += 1;
-            } else {
-                warnings += 1;
-            }
-            crate::ui::out(&format!("{}: {finding}", crd.label));
         }
     }
-    for ack in acks.unused() {
-        warnings += 1;
+    for (name, crd) in old_by_name.iter().filter(|(n, _)| !new_by_name.contains_key(*n)) {
+        if git.is_some() {
+            let finding = crd_removed(name);
+            compared.insert(name.to_string());
+            match acks.take(name, &finding) {
+                Some(reason) => {
+                    crate::ui::out(&format!("{}: note: acknowledged {} {name}: {reason}", crd.label, finding.rule))
+                }
+                None => totals.finding(&crd.label, &finding),
+            }
+        } else {
+            crate::ui::out(&format!(
+                "{}: note: {name} is in OLD but in none of the new files (not compared)",
+                crd.label
+            ));
+        }
+    }
+    for ack in acks.unused(&compared) {
+        totals.warnings += 1;
         crate::ui::out(&format!(
             "{}: warning: acknowledgement of {} at {} in {} matches no finding (fix: remove it)",
             acks.file(),
@@ -117,15 +163,55 @@ pub fn run(
         ));
     }
     crate::ui::out(&format!(
-        "{compared} CRD{} compared, {added} new: {errors} error{}, {warnings} warning{}",
-        plural(compared),
-        plural(errors),
-        plural(warnings)
+        "{} CRD{} compared, {} new: {} error{}, {} warning{}",
+        totals.compared,
+        plural(totals.compared),
+        totals.added,
+        totals.errors,
+        plural(totals.errors),
+        totals.warnings,
+        plural(totals.warnings)
     ));
-    if errors > 0 {
+    if totals.errors > 0 {
         bail!("the new CRDs break objects or clients of the old ones (see the errors above)");
     }
     Ok(())
+}
+
+/// The finding for a CRD that is gone: deleting a CRD deletes every object of it.
+pub fn crd_removed(name: &str) -> rop_verify::Finding {
+    rop_verify::Finding {
+        severity: rop_verify::Severity::Error,
+        rule: rop_verify::Rule::CompatCrdRemoved,
+        path: "metadata.name".to_string(),
+        version: None,
+        message: format!(
+            "CRD {name} removed: deleting it from a cluster deletes every object of it, and its clients fail with 404 Not Found"
+        ),
+        fix: "keep the CRD (stop serving its versions first, if it is to go), or acknowledge the removal".to_string(),
+        unbounded: Vec::new(),
+    }
+}
+
+/// The CRDs named in `missing` that the folders of the NEW files held at the revision in files
+/// other than the NEW ones.
+fn moved_crds(git: &GitRevision, new_files: &[(PathBuf, String)], missing: &[&str]) -> anyhow::Result<Vec<Crd>> {
+    let known: BTreeSet<&Path> = new_files.iter().map(|(p, _)| p.as_path()).collect();
+    let folders: BTreeSet<&Path> = new_files.iter().filter_map(|(p, _)| p.parent()).collect();
+    let mut found = Vec::new();
+    for folder in folders {
+        for file in git.list(folder)? {
+            if known.contains(file.as_path()) || !is_manifest(&file) {
+                continue;
+            }
+            let Some(text) = git.show(&file)? else { continue };
+            let label = format!("git:{}:{}", git.rev(), file.display());
+            // Another file's content is only looked through: a file that is not YAML is skipped.
+            let Ok(crds) = crds_of(&text, &label) else { continue };
+            found.extend(crds.into_iter().filter(|c| missing.contains(&crd_name(&c.doc))));
+        }
+    }
+    Ok(found)
 }
 
 fn absolute(root: &Path, path: &Path) -> PathBuf {
@@ -140,47 +226,94 @@ fn crd_name(doc: &Value) -> &str {
     doc.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("")
 }
 
-/// The CRD documents of a YAML text; other documents are skipped.
+/// `.yaml`, `.yml` or `.json`, in any case.
+fn is_manifest(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        let e = e.to_ascii_lowercase();
+        e == "yaml" || e == "yml" || e == "json"
+    })
+}
+
+/// The files named, with each folder replaced by the manifests directly in it (sorted), each
+/// as `(full path, path as shown)`; a path given twice is read once. `side` names OLD in
+/// messages, or is empty for NEW.
+fn expand(root: &Path, paths: &[PathBuf], side: &str) -> anyhow::Result<Vec<(PathBuf, String)>> {
+    let mut out: Vec<(PathBuf, String)> = Vec::new();
+    for path in paths {
+        let full = absolute(root, path);
+        let shown = path.display().to_string();
+        let mut found = Vec::new();
+        if full.is_dir() {
+            let entries = std::fs::read_dir(&full)
+                .map_err(|e| UsageError::new(format!("cannot read {side}{shown}: {e} (fix: check the path)")))?;
+            let mut files: Vec<PathBuf> =
+                entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file() && is_manifest(p)).collect();
+            files.sort();
+            for file in files {
+                let inside = file.strip_prefix(&full).unwrap_or(&file);
+                found.push((file.clone(), path.join(inside).display().to_string()));
+            }
+        } else {
+            found.push((full, shown));
+        }
+        for entry in found {
+            if !out.iter().any(|(p, _)| *p == entry.0) {
+                out.push(entry);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The CRD documents of a YAML text, including the items of a `kind: List` (what `kubectl get
+/// crds -o yaml` writes); other documents are skipped. A `v1beta1` CRD or one without a name is
+/// a [`UsageError`].
 fn crds_of(text: &str, shown: &str) -> anyhow::Result<Vec<Crd>> {
     let docs = rop_verify::yaml_documents(text).map_err(|e| UsageError::new(format!("{shown}: {e}")))?;
     let multi = docs.len() > 1;
-    Ok(docs
-        .into_iter()
-        .filter(|(_, doc)| rop_verify::is_crd(doc))
-        .map(|(index, doc)| Crd {
-            label: if multi { format!("{shown}#{}", index + 1) } else { shown.to_string() },
-            doc,
-        })
-        .collect())
+    let mut crds = Vec::new();
+    for (index, doc) in docs {
+        let label = if multi { format!("{shown}#{}", index + 1) } else { shown.to_string() };
+        let items: Vec<(String, Value)> = match doc.get("items").and_then(Value::as_array) {
+            Some(items) if doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) => {
+                items.iter().enumerate().map(|(i, item)| (format!("{label} items[{i}]"), item.clone())).collect()
+            }
+            _ => vec![(label, doc)],
+        };
+        for (label, doc) in items {
+            if !rop_verify::is_crd(&doc) {
+                continue;
+            }
+            let version = doc.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+            if version != "apiextensions.k8s.io/v1" {
+                return Err(UsageError::new(format!(
+                    "{label}: a CustomResourceDefinition of {version}; only apiextensions.k8s.io/v1 CRDs are compared (fix: convert it to v1, e.g. read it back from a cluster with kubectl get crd NAME -o yaml)"
+                ))
+                .into());
+            }
+            if crd_name(&doc).is_empty() {
+                return Err(UsageError::new(format!(
+                    "{label}: the CRD has no metadata.name (fix: name it <plural>.<group>)"
+                ))
+                .into());
+            }
+            crds.push(Crd { label, doc });
+        }
+    }
+    Ok(crds)
 }
 
-/// OLD as a file or a folder of YAML files (sorted, not recursive).
-/// `shown` is OLD as the user wrote it.
-fn read_old_path(path: &Path, shown: &str) -> anyhow::Result<Vec<Crd>> {
-    let files = if path.is_dir() {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| UsageError::new(format!("cannot read OLD {shown}: {e}")))?
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-            .collect();
-        files.sort();
-        files
-    } else {
-        vec![path.to_path_buf()]
-    };
+/// OLD as a file or a folder of manifests (sorted, not recursive); it must hold a CRD.
+fn read_old_path(root: &Path, against: &str) -> anyhow::Result<Vec<Crd>> {
     let mut crds = Vec::new();
-    for file in files {
-        let label = match file.strip_prefix(path) {
-            Ok(inside) if !inside.as_os_str().is_empty() => Path::new(shown).join(inside).display().to_string(),
-            _ => shown.to_string(),
-        };
-        let text =
-            std::fs::read_to_string(&file).map_err(|e| UsageError::new(format!("cannot read OLD {label}: {e}")))?;
+    for (file, label) in expand(root, &[PathBuf::from(against)], "OLD ")? {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| UsageError::new(format!("cannot read OLD {label}: {e} (fix: check the path)")))?;
         crds.extend(crds_of(&text, &label)?);
     }
     if crds.is_empty() {
         return Err(UsageError::new(format!(
-            "OLD {shown} holds no CustomResourceDefinition (fix: name the file or folder of the CRDs as they were)"
+            "OLD {against} holds no CustomResourceDefinition (fix: name the file or folder of the CRDs as they were)"
         ))
         .into());
     }

@@ -24,7 +24,14 @@ SCHEMA = {
             "properties": {
                 "size": {"type": "integer", "format": "int32", "minimum": 1, "maximum": 10},
                 "mode": {"type": "string", "enum": ["Managed", "Unmanaged"], "default": "Managed"},
-                "name": {"type": "string", "minLength": 1, "maxLength": 63, "pattern": "^[a-z]+$"},
+                "name": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 63,
+                    "pattern": "^[a-z]+$",
+                    "allOf": [{"not": {"enum": ["admin"]}}],
+                },
+                "step": {"type": "integer", "multipleOf": 4},
                 "color": {"type": "string"},
                 "tags": {
                     "type": "array",
@@ -72,7 +79,14 @@ OLD = {
     "metadata": {"name": "widgets.example.com"},
     "spec": {
         "group": "example.com",
-        "names": {"kind": "Widget", "listKind": "WidgetList", "plural": "widgets", "singular": "widget"},
+        "names": {
+            "kind": "Widget",
+            "listKind": "WidgetList",
+            "plural": "widgets",
+            "singular": "widget",
+            "shortNames": ["wd"],
+            "categories": ["example"],
+        },
         "scope": "Namespaced",
         "versions": [version("v1alpha1"), version("v1beta1", deprecated=True), version("v1", storage=True)],
     },
@@ -107,9 +121,11 @@ def move_storage(crd, differ):
 
 CASES = {
     "scope": lambda c: c["spec"].update(scope="Cluster"),
-    "scope.safe": lambda c: c["spec"]["names"].update(categories=["all"]),
+    "scope.safe": lambda c: c["spec"]["names"].update(categories=["example", "all"]),
     "kind": lambda c: c["spec"]["names"].update(kind="Gadget", listKind="GadgetList"),
-    "kind.safe": lambda c: c["spec"]["names"].update(shortNames=["wd"]),
+    "kind.safe": lambda c: c["spec"]["names"].update(shortNames=["wd", "wdg"]),
+    "names": lambda c: c["spec"]["names"].pop("shortNames"),
+    "names.safe": lambda c: c["spec"]["names"].update(shortNames=["wd", "widg"]),
     "stored-version-removed": lambda c: c["spec"]["versions"].pop(1),
     "stored-version-removed.safe": lambda c: c["spec"]["versions"][1].update(served=False),
     "served-version-removed": lambda c: c["spec"]["versions"].pop(0),
@@ -149,6 +165,16 @@ CASES = {
     "min-properties.safe": lambda c: prop(c, "labels")["additionalProperties"].update(description="A label value."),
     "max-properties": lambda c: prop(c, "labels").update(maxProperties=8),
     "max-properties.safe": lambda c: prop(c, "labels").update(maxProperties=32),
+    "multiple-of": lambda c: prop(c, "step").update(multipleOf=3),
+    "multiple-of.added": lambda c: prop(c, "size").update(multipleOf=2),
+    "multiple-of.safe": lambda c: prop(c, "step").update(multipleOf=2),
+    "junctor": lambda c: prop(c, "size").update(allOf=[{"maximum": 5}]),
+    "junctor.not": lambda c: prop(c, "color").update({"not": {"enum": ["black"]}}),
+    "junctor.safe": lambda c: prop(c, "name").pop("allOf"),
+    "subresource": lambda c: v1(c)["subresources"].pop("status"),
+    "subresource.safe": lambda c: v1(c)["subresources"].update(
+        scale={"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.replicas"}
+    ),
     "pattern": lambda c: prop(c, "name").update(pattern="^[a-z][a-z0-9]*$"),
     "pattern.safe": lambda c: prop(c, "name").pop("pattern"),
     "format": lambda c: prop(c, "color").update(format="date-time"),

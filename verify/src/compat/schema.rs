@@ -22,14 +22,26 @@ pub(super) fn compare(old: &Node, new: &Node, path: &str, report: &mut Report) {
     compare_default(old, new, path, report);
     compare_enum(old, new, path, report);
     compare_bounds(old, new, path, report);
+    compare_multiple_of(old, new, path, report);
     compare_pattern_and_format(old, new, path, report);
     compare_nullable(old, new, path, report);
     compare_extensions(old, new, path, report);
     compare_rules(old, new, path, report);
+    super::junctors::compare(old, new, path, report);
     for (child, old_child) in children(old) {
         let child_path = format!("{path}{child}");
         match find_child(new, &child) {
             Some(new_child) => compare(old_child, new_child, &child_path, report),
+            // Unknown fields are kept there: the values stay, only the schema forgets them.
+            None if child.starts_with(".properties[") && is_true(new, "x-kubernetes-preserve-unknown-fields") => {
+                report.add_with(
+                    Severity::Warning,
+                    Rule::CompatFieldRemoved,
+                    &child_path,
+                    format!("{} removed from the schema: its parent keeps unknown fields, so stored values stay, but nothing validates, defaults or documents it any more", describe(&child)),
+                    "keep the field in the schema (say it is deprecated in its description)",
+                )
+            }
             None => report.add(
                 Rule::CompatFieldRemoved,
                 &child_path,
@@ -40,8 +52,9 @@ pub(super) fn compare(old: &Node, new: &Node, path: &str, report: &mut Report) {
     }
 }
 
-/// The child schemas of a node, each with the path step that leads to it
-/// (`.properties[name]`, `.items`, `.additionalProperties`, `.allOf[0]`, `.not`).
+/// The child schemas of a node that hold fields, each with the path step that leads to it
+/// (`.properties[name]`, `.items`, `.additionalProperties`); `allOf`, `anyOf`, `oneOf` and
+/// `not` are compared by [`super::junctors`].
 fn children(node: &Node) -> Vec<(String, &Node)> {
     let mut out = Vec::new();
     if let Some(properties) = node.get("properties").and_then(Value::as_object) {
@@ -51,16 +64,9 @@ fn children(node: &Node) -> Vec<(String, &Node)> {
             }
         }
     }
-    for key in ["items", "additionalProperties", "not"] {
+    for key in ["items", "additionalProperties"] {
         if let Some(schema) = node.get(key).and_then(Value::as_object) {
             out.push((format!(".{key}"), schema));
-        }
-    }
-    for key in ["allOf", "anyOf", "oneOf"] {
-        for (i, schema) in node.get(key).and_then(Value::as_array).into_iter().flatten().enumerate() {
-            if let Some(schema) = schema.as_object() {
-                out.push((format!(".{key}[{i}]"), schema));
-            }
         }
     }
     out
@@ -238,6 +244,26 @@ const FIX_BOUND: &str = "keep the old bound, or tighten it only in a new version
 const REFUSED: &str =
     "are refused in new objects and in updates that change the field (stored ones are ratcheted while unchanged)";
 
+/// A value is a multiple of the new `multipleOf` whenever it was one of the old exactly when
+/// the old is a multiple of the new.
+fn compare_multiple_of(old: &Node, new: &Node, path: &str, report: &mut Report) {
+    let (before, after) =
+        (old.get("multipleOf").and_then(Value::as_f64), new.get("multipleOf").and_then(Value::as_f64));
+    let message = match (before, after) {
+        (None, Some(_)) => format!("multipleOf added where there was none: {}", new["multipleOf"]),
+        (Some(b), Some(a)) if a != b && (b / a).fract() != 0.0 => {
+            format!("multipleOf changed: {} -> {}", old["multipleOf"], new["multipleOf"])
+        }
+        _ => return,
+    };
+    report.add(
+        Rule::CompatMultipleOf,
+        path,
+        format!("{message}: values that are not multiples of it {REFUSED}"),
+        FIX_BOUND,
+    );
+}
+
 /// `exclusiveMinimum`/`exclusiveMaximum` turned on with the bound unchanged excludes the
 /// bound itself.
 fn compare_exclusive(old: &Node, new: &Node, key: &str, rule: Rule, path: &str, report: &mut Report) {
@@ -259,18 +285,25 @@ fn compare_exclusive(old: &Node, new: &Node, key: &str, rule: Rule, path: &str, 
 fn compare_pattern_and_format(old: &Node, new: &Node, path: &str, report: &mut Report) {
     for (key, rule) in [("pattern", Rule::CompatPattern), ("format", Rule::CompatFormat)] {
         let (before, after) = (old.get(key).and_then(Value::as_str), new.get(key).and_then(Value::as_str));
-        let message = match (before, after) {
-            (None, Some(a)) => format!("{key} added where there was none: {a:?}"),
-            (Some(b), Some(a)) if a != b => format!("{key} changed: {b:?} -> {a:?}"),
+        let (message, fix) = match (before, after) {
+            (None, Some(a)) => (
+                format!("{key} added where there was none: {a:?}"),
+                format!("make sure every stored value matches before adding a {key}, or add it only in a new version"),
+            ),
+            (Some(b), Some(a)) if a != b && !(key == "format" && widens(b, a)) => (
+                format!("{key} changed: {b:?} -> {a:?}"),
+                format!("keep the old {key}, or change it only in a new version"),
+            ),
             _ => continue,
         };
-        report.add(
-            rule,
-            path,
-            format!("{message}: values that do not match {REFUSED}"),
-            "keep the old pattern or format, or validate the new one only in a new version",
-        );
+        report.add(rule, path, format!("{message}: values that do not match {REFUSED}"), &fix);
     }
+}
+
+/// Whether every value of numeric format `before` also has format `after` (int32 to int64,
+/// float to double).
+fn widens(before: &str, after: &str) -> bool {
+    matches!((before, after), ("int32", "int64") | ("float", "double"))
 }
 
 fn compare_nullable(old: &Node, new: &Node, path: &str, report: &mut Report) {
@@ -301,14 +334,29 @@ fn compare_extensions(old: &Node, new: &Node, path: &str, report: &mut Report) {
             "keep x-kubernetes-preserve-unknown-fields: true, or declare every field objects may hold",
         );
     }
-    for key in ["x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type"] {
+    const MERGE: &[(&str, &str)] = &[
+        (
+            "x-kubernetes-list-type",
+            "server-side apply merges the list differently, and stored lists may no longer be valid (duplicate items in a set, items without their keys in a map)",
+        ),
+        (
+            "x-kubernetes-list-map-keys",
+            "server-side apply merges the list by other keys, and stored items may repeat them",
+        ),
+        ("x-kubernetes-map-type", "server-side apply merges the object differently (whole, or field by field)"),
+    ];
+    for &(key, effect) in MERGE {
         let (before, after) = (merge_setting(old, key), merge_setting(new, key));
         if before != after {
-            let show = |v: Option<Value>| v.map_or_else(|| "unset".to_string(), |v| v.to_string());
+            let show = |node: &Node, v: Option<Value>| match (node.get(key), v) {
+                (None, Some(implied)) => format!("unset ({})", implied.as_str().unwrap_or_default()),
+                (_, Some(v)) => v.to_string(),
+                (_, None) => "unset".to_string(),
+            };
             report.add(
                 Rule::CompatListType,
                 path,
-                format!("{key} changed: {} -> {}: server-side apply merges the field differently, and stored lists may no longer be valid (duplicates in a set, missing keys in a map)", show(before), show(after)),
+                format!("{key} changed: {} -> {}: {effect}", show(old, before), show(new, after)),
                 "keep the list or map type; a different merge strategy needs a new field or version",
             );
         }
@@ -327,6 +375,36 @@ fn merge_setting(node: &Node, key: &str) -> Option<Value> {
     node.get(key).cloned().or(implied)
 }
 
+/// A rule's text without the whitespace outside string literals, so reformatting a rule is no
+/// change.
+fn normalized(rule: &str) -> String {
+    let mut out = String::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in rule.chars() {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if c.is_whitespace() => {}
+            None => {
+                if c == '"' || c == '\'' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
 fn rules(node: &Node) -> Vec<&str> {
     node.get("x-kubernetes-validations")
         .and_then(Value::as_array)
@@ -337,9 +415,9 @@ fn rules(node: &Node) -> Vec<&str> {
 }
 
 fn compare_rules(old: &Node, new: &Node, path: &str, report: &mut Report) {
-    let before = rules(old);
+    let before: Vec<String> = rules(old).into_iter().map(normalized).collect();
     for (i, rule) in rules(new).into_iter().enumerate() {
-        if !before.contains(&rule) {
+        if !before.contains(&normalized(rule)) {
             report.add(
                 Rule::CompatCelRule,
                 format!("{path}.x-kubernetes-validations[{i}].rule"),
@@ -347,5 +425,17 @@ fn compare_rules(old: &Node, new: &Node, path: &str, report: &mut Report) {
                 "make sure every value the old schema allowed passes the rule, or add the rule only in a new version",
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalized;
+
+    #[test]
+    fn rules_compare_without_whitespace_outside_strings() {
+        assert_eq!(normalized("self.size  <=\n 10"), normalized("self.size<=10"));
+        assert_ne!(normalized("self.name == 'a b'"), normalized("self.name == 'ab'"));
+        assert_eq!(normalized(r#"self.s == "x\" y" && true"#), r#"self.s=="x\" y"&&true"#);
     }
 }

@@ -30,6 +30,7 @@ pub(super) fn check_crd(
     old: &Value,
     old_spec: &Map<String, Value>,
     new_spec: &Map<String, Value>,
+    options: &super::CompatOptions,
     report: &mut Report,
 ) {
     let (old_scope, new_scope) = (text(old_spec, "scope"), text(new_spec, "scope"));
@@ -53,8 +54,38 @@ pub(super) fn check_crd(
             "keep the kind; a renamed kind needs a new CRD",
         );
     }
-    check_removed_versions(old, old_spec, new_spec, report);
+    check_names(old_spec, new_spec, report);
+    check_removed_versions(old, old_spec, new_spec, options, report);
     check_storage_move(old_spec, new_spec, report);
+    check_conversion_removed(old_spec, new_spec, report);
+}
+
+/// Short names and categories are how people and scripts call the kind: `kubectl get wd`,
+/// `kubectl get all`.
+fn check_names(old_spec: &Map<String, Value>, new_spec: &Map<String, Value>, report: &mut Report) {
+    let listed = |spec: &Map<String, Value>, key: &str| -> BTreeSet<String> {
+        spec.get("names")
+            .and_then(|n| n.get(key))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect()
+    };
+    for (key, what, effect) in [
+        ("shortNames", "short name", "`kubectl get {}` stops working"),
+        ("categories", "category", "`kubectl get {}` no longer lists the kind"),
+    ] {
+        for name in listed(old_spec, key).difference(&listed(new_spec, key)) {
+            report.add(
+                Rule::CompatNames,
+                format!("spec.names.{key}"),
+                format!("{what} {name:?} removed: {}", effect.replace("{}", name)),
+                "keep it",
+            );
+        }
+    }
 }
 
 /// A version objects may be stored at must stay; a served version goes only after it was
@@ -63,6 +94,7 @@ fn check_removed_versions(
     old: &Value,
     old_spec: &Map<String, Value>,
     new_spec: &Map<String, Value>,
+    options: &super::CompatOptions,
     report: &mut Report,
 ) {
     let new_versions = list(new_spec);
@@ -98,10 +130,17 @@ fn check_removed_versions(
                 Some((i, _)) => (format!("spec.versions[{i}].served"), "is no longer served"),
                 None => ("spec.versions".to_string(), "removed"),
             };
-            report.add(
+            // The deprecation policy lets alpha versions go without notice.
+            let severity = if options.alpha_may_break && super::is_alpha(old_name) {
+                crate::rules::Severity::Warning
+            } else {
+                crate::rules::Severity::Error
+            };
+            report.add_with(
+                severity,
                 Rule::CompatServedVersionRemoved,
                 path,
-                format!("version {old_name:?} {what} without having been deprecated: clients using it fail with 404 Not Found"),
+                format!("version {old_name:?} {what}, and the old revision had not marked it deprecated: clients using it fail with 404 Not Found"),
                 "mark the version deprecated: true (with a deprecationWarning) in one release, and stop serving it in a later one",
             );
         }
@@ -165,12 +204,66 @@ fn without_descriptions(schema: &Value) -> Value {
     }
 }
 
+/// Removing the conversion webhook while versions differ: the API server then only rewrites
+/// `apiVersion`, so an object read at another version than the one it is stored at loses what
+/// that version does not declare (R29, R109).
+fn check_conversion_removed(old_spec: &Map<String, Value>, new_spec: &Map<String, Value>, report: &mut Report) {
+    let strategy = |spec: &Map<String, Value>| {
+        spec.get("conversion").and_then(|c| c.get("strategy")).and_then(Value::as_str).unwrap_or("None").to_string()
+    };
+    if strategy(old_spec) != "Webhook" || strategy(new_spec) != "None" {
+        return;
+    }
+    let schemas: Vec<Option<Value>> = list(new_spec)
+        .into_iter()
+        .map(|v| v.get("schema").and_then(|s| s.get("openAPIV3Schema")).map(without_descriptions))
+        .collect();
+    if schemas.iter().any(|s| s != &schemas[0]) {
+        report.add(
+            Rule::CompatStorageConversion,
+            "spec.conversion",
+            "conversion webhook removed while the versions' schemas differ: the API server now only rewrites apiVersion, so objects read at another version than their stored one lose what it does not declare",
+            "keep the conversion webhook while versions differ",
+        );
+    }
+}
+
+/// The status and scale subresources: without status, `/status` answers 404 and writes to the
+/// object change `status` again; without scale, `kubectl scale` and autoscalers fail.
+fn check_subresources(old: &Map<String, Value>, new: &Map<String, Value>, base: &str, report: &mut Report) {
+    let sub = |v: &Map<String, Value>, key: &str| v.get("subresources").and_then(|s| s.get(key)).cloned();
+    if sub(old, "status").is_some() && sub(new, "status").is_none() {
+        report.add(
+            Rule::CompatSubresource,
+            format!("{base}.subresources"),
+            "status subresource removed: /status answers 404 Not Found, and updates of the object change status again",
+            "keep subresources.status",
+        );
+    }
+    match (sub(old, "scale"), sub(new, "scale")) {
+        (Some(_), None) => report.add(
+            Rule::CompatSubresource,
+            format!("{base}.subresources"),
+            "scale subresource removed: /scale answers 404 Not Found, so kubectl scale and autoscalers fail",
+            "keep subresources.scale",
+        ),
+        (Some(before), Some(after)) if before != after => report.add(
+            Rule::CompatSubresource,
+            format!("{base}.subresources.scale"),
+            format!("scale subresource changed: {before} -> {after}: autoscalers read and write other fields"),
+            "keep the scale paths",
+        ),
+        _ => {}
+    }
+}
+
 fn storage_version(spec: &Map<String, Value>) -> Option<&str> {
     list(spec).into_iter().find(|v| is_true(v, "storage")).map(name)
 }
 
 /// Printer columns and selectable fields of one version present in both revisions.
 pub(super) fn check_version(old: &Map<String, Value>, new: &Map<String, Value>, base: &str, report: &mut Report) {
+    check_subresources(old, new, base, report);
     check_printer_columns(old, new, base, report);
     check_selectable_fields(old, new, base, report);
 }
