@@ -308,6 +308,7 @@ const RELEASES: &[(&str, &str)] = &[
     ("gateway-api_gateways_v1.0.0.yaml", "gateway-api_gateways_v1.1.0.yaml"),
     ("gateway-api_gateways_v1.1.0.yaml", "gateway-api_gateways_v1.2.0.yaml"),
     ("gateway-api_gatewayclasses_v1.1.0.yaml", "gateway-api_gatewayclasses_v1.2.0.yaml"),
+    ("cert-manager_certificates_v1.14.0.yaml", "cert-manager_certificates_v1.15.0.yaml"),
 ];
 
 fn release_findings(old: &str, new: &str) -> (Value, Vec<Finding>) {
