@@ -26,24 +26,29 @@ impl GitRevision {
     /// The revision `rev` of the repository holding `near` (a file or folder that need not
     /// exist yet). Git missing, `near` outside a repository, or a revision git does not know
     /// are [`UsageError`]s.
-    pub fn open(rev: &str, near: &Path) -> anyhow::Result<Self> {
+    ///
+    /// `otherwise` says what else the caller can do, for the error messages ("name the old
+    /// CRDs by file instead").
+    pub fn open(rev: &str, near: &Path, otherwise: &str) -> anyhow::Result<Self> {
         let dir = existing_ancestor(near);
-        let top = git(&dir, &["rev-parse", "--show-toplevel"])?;
+        let top = git(&dir, &["rev-parse", "--show-toplevel"], otherwise)?;
         if !top.status.success() {
             return Err(UsageError::new(format!(
-                "{} is not in a git repository, so it has no revision {rev:?} (fix: name the old CRDs by file instead)",
+                "{} is not in a git repository, so it has no revision {rev:?} (fix: commit it to git first, or {otherwise})",
                 near.display()
             ))
             .into());
         }
         let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
-        let commit = git(&dir, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")])?;
+        let commit = git(&dir, &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")], otherwise)?;
         if !commit.status.success() {
-            return Err(UsageError::new(format!(
-                "no git revision {rev:?} in {} (fix: name a commit, branch or tag that exists there, e.g. HEAD or main)",
-                top.display()
-            ))
-            .into());
+            let any = git(&dir, &["rev-parse", "--verify", "--quiet", "HEAD"], otherwise)?;
+            let fix = if any.status.success() {
+                "name a commit, branch or tag that exists there, e.g. HEAD or main".to_string()
+            } else {
+                format!("the repository has no commit yet: commit first (git add -A && git commit), or {otherwise}")
+            };
+            return Err(UsageError::new(format!("no git revision {rev:?} in {} (fix: {fix})", top.display())).into());
         }
         let top = top.canonicalize().with_context(|| format!("cannot resolve {}", top.display()))?;
         Ok(Self { rev: rev.to_string(), top })
@@ -65,7 +70,7 @@ impl GitRevision {
     /// The content of `file` at the revision; `None` if it did not exist there.
     pub fn show(&self, file: &Path) -> anyhow::Result<Option<String>> {
         let spec = format!("{}:{}", self.rev, self.relative(file).display());
-        let shown = git(&self.top, &["show", &spec])?;
+        let shown = git(&self.top, &["show", &spec], "")?;
         Ok(shown.status.success().then(|| String::from_utf8_lossy(&shown.stdout).into_owned()))
     }
 
@@ -73,7 +78,7 @@ impl GitRevision {
     pub fn list(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         let relative = self.relative(dir);
         let spec = format!("{}:{}", self.rev, relative.display());
-        let listed = git(&self.top, &["ls-tree", "--name-only", &spec])?;
+        let listed = git(&self.top, &["ls-tree", "--name-only", &spec], "")?;
         if !listed.status.success() {
             return Ok(Vec::new());
         }
@@ -92,14 +97,12 @@ fn existing_ancestor(path: &Path) -> PathBuf {
     if dir.exists() { dir.to_path_buf() } else { PathBuf::from(".") }
 }
 
-/// Runs git in `dir`; git missing is a [`UsageError`].
-fn git(dir: &Path, args: &[&str]) -> anyhow::Result<std::process::Output> {
+/// Runs git in `dir`; git missing is a [`UsageError`] that offers `otherwise`.
+fn git(dir: &Path, args: &[&str], otherwise: &str) -> anyhow::Result<std::process::Output> {
     let dir = if dir.is_file() { dir.parent().unwrap_or(Path::new(".")) } else { dir };
     Command::new("git").arg("-C").arg(dir).args(args).output().map_err(|e| {
-        UsageError::new(format!(
-            "cannot run git: {e} (fix: install git and put it on PATH, or name the old CRDs by file instead of git:REF)"
-        ))
-        .into()
+        let or = if otherwise.is_empty() { String::new() } else { format!(", or {otherwise}") };
+        UsageError::new(format!("cannot run git: {e} (fix: install git and put it on PATH{or})")).into()
     })
 }
 
@@ -142,7 +145,8 @@ impl Acknowledgements {
     /// reason are [`UsageError`]s.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| UsageError::new(format!("cannot read {file}: {e}")))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| UsageError::new(format!("cannot read {file}: {e} (fix: check the path of --acknowledged)")))?;
         let parsed: AcknowledgementsFile = serde_yaml::from_str(&text).map_err(|e| {
             let e = e.to_string().replace("struct AcknowledgementsFile", "a mapping").replace("struct Acknowledgement", "a mapping");
             UsageError::new(format!(

@@ -270,8 +270,15 @@ fn with_git_a_removed_crd_is_an_error_and_a_moved_one_is_found() {
     git(dir.path(), &["init", "-q"]);
     git(dir.path(), &["add", "."]);
     git(dir.path(), &["commit", "-q", "-m", "first"]);
-    // widgets moves to another file and loses a field; gadgets is deleted.
+    std::fs::create_dir(crds.join("extra")).unwrap();
+    let sprockets = std::fs::read_to_string(compat("old.yaml")).unwrap().replace("widgets", "sprockets");
+    std::fs::write(crds.join("extra/sprockets.yaml"), sprockets).unwrap();
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "second"]);
+    // widgets moves to another file and loses a field; gadgets is deleted from its file, and
+    // sprockets' whole file is deleted.
     std::fs::remove_file(crds.join("widgets.yaml")).unwrap();
+    std::fs::remove_file(crds.join("extra/sprockets.yaml")).unwrap();
     std::fs::copy(compat("cases/field-removed.yaml"), crds.join("renamed.yaml")).unwrap();
     std::fs::write(crds.join("all.yaml"), "").unwrap();
     std::fs::write(
@@ -281,13 +288,22 @@ fn with_git_a_removed_crd_is_an_error_and_a_moved_one_is_found() {
     .unwrap();
     let (stdout, stderr, code) = run(
         dir.path(),
-        &["verify", "--against", "git:HEAD", "crds/renamed.yaml", "crds/all.yaml", "--acknowledged", "acks.yaml"],
+        &[
+            "verify",
+            "--against",
+            "git:HEAD",
+            "crds/renamed.yaml",
+            "crds/all.yaml",
+            "crds/extra",
+            "--acknowledged",
+            "acks.yaml",
+        ],
     );
     assert_eq!(stderr, "error: the new CRDs break objects or clients of the old ones (see the errors above)\n");
     assert_eq!(
         stdout,
         format!(
-            "crds/renamed.yaml: {}git:HEAD:crds/all.yaml: error[compat.crd-removed] metadata.name: CRD gadgets.example.com removed: deleting it from a cluster deletes every object of it, and its clients fail with 404 Not Found (fix: keep the CRD (stop serving its versions first, if it is to go), or acknowledge the removal)\n1 CRD compared, 0 new: 2 errors, 0 warnings\n",
+            "crds/renamed.yaml: {}git:HEAD:crds/all.yaml: error[compat.crd-removed] metadata.name: CRD gadgets.example.com removed: deleting it from a cluster deletes every object of it, and its clients fail with 404 Not Found (fix: keep the CRD (stop serving its versions first, if it is to go), or acknowledge the removal)\ngit:HEAD:crds/extra/sprockets.yaml: error[compat.crd-removed] metadata.name: CRD sprockets.example.com removed: deleting it from a cluster deletes every object of it, and its clients fail with 404 Not Found (fix: keep the CRD (stop serving its versions first, if it is to go), or acknowledge the removal)\n1 CRD compared, 0 new: 3 errors, 0 warnings\n",
             FIELD_REMOVED.strip_prefix("new.yaml: ").unwrap()
         )
     );

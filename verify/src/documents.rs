@@ -37,15 +37,20 @@ pub fn is_crd(doc: &Value) -> bool {
 }
 
 /// Splits a YAML stream (documents separated by `---`) into JSON values, dropping empty
-/// documents but keeping the index each document had in the stream.
+/// documents but keeping the index each document had in the stream. Merge keys (`<<: *a`) are
+/// expanded and a leading byte order mark is skipped, as kubectl does.
 pub fn yaml_documents(text: &str) -> Result<Vec<(usize, Value)>, VerifyError> {
     use serde::Deserialize;
     let mut docs = Vec::new();
+    // A byte order mark is not part of the YAML (kubectl skips it too).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (index, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let yaml = serde_yaml::Value::deserialize(de)?;
+        let mut yaml = serde_yaml::Value::deserialize(de)?;
         if yaml.is_null() {
             continue;
         }
+        // Merge keys (`<<: *anchor`), as kubectl's YAML reader expands them.
+        yaml.apply_merge()?;
         let json = serde_json::to_value(&yaml).map_err(|source| VerifyError::Json { index, source })?;
         docs.push((index, json));
     }

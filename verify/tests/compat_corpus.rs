@@ -178,7 +178,7 @@ fn rop_report(case: &Path) -> Report {
         .filter_map(|f| {
             let schema_path = f.path.contains(".schema.openAPIV3Schema");
             let name = match crdify_name(f.rule.id()) {
-                Some(_) if f.message.starts_with("exclusive") => "unhandled",
+                Some(_) if f.message.starts_with("exclusive") || f.message.starts_with("x-kubernetes-") => "unhandled",
                 Some(name) => name,
                 None if schema_path => "unhandled",
                 None => return None,
@@ -279,6 +279,22 @@ const CRDIFY_STRICTER: &[(&str, &[&str], &str)] = &[
         "junctor.safe",
         &["unhandled", "existingFieldRemoval"],
         "an allOf entry removed only loosens validation; crdify counts it as a removed field",
+    ),
+    (
+        "junctor.safe-reorder",
+        &["unhandled", "existingFieldRemoval", "maxLength"],
+        "allOf entries reordered: the same checks; crdify pairs entries by position",
+    ),
+    ("junctor.safe-int-or-string", &["unhandled"], "the anyOf of an int-or-string field restricts nothing"),
+    (
+        "junctor.safe-variant",
+        &["unhandled"],
+        "a oneOf entry that requires a new property cannot match a stored object (a new enum variant)",
+    ),
+    (
+        "field-removed.safe-any-value",
+        &["unhandled", "existingFieldRemoval"],
+        "additionalProperties: true keeps every value; crdify counts the old value schema as a removed field",
     ),
 ];
 

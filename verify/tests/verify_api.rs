@@ -145,3 +145,10 @@ fn good_examples_from_the_reference_have_no_errors() {
         vec!["cel.undefined-field"]
     );
 }
+
+#[test]
+fn documents_expand_merge_keys_and_skip_a_byte_order_mark() {
+    let text = "\u{feff}base: &base {served: true, storage: false}\nversion:\n  <<: *base\n  storage: true\n";
+    let docs = yaml_documents(text).unwrap();
+    assert_eq!(docs[0].1["version"], json!({"served": true, "storage": true}));
+}

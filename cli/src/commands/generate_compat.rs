@@ -26,7 +26,10 @@ pub fn check(
 ) -> anyhow::Result<()> {
     let ack_file = root.join(ACKNOWLEDGEMENTS);
     let mut acks = if ack_file.is_file() { Acknowledgements::load(&ack_file)? } else { Acknowledgements::default() };
-    let git = GitRevision::open(rev, &root.join("config/crd/bases"))?;
+    if rev.trim().is_empty() {
+        return Err(super::UsageError::new("--check-compat= needs a revision, e.g. --check-compat=main").into());
+    }
+    let git = GitRevision::open(rev, &root.join("config/crd/bases"), "run rop generate without --check-compat")?;
     let (mut compared, mut errors) = (0, 0);
     let mut names = std::collections::BTreeSet::new();
     for file in files.iter().filter(|f| f.path.starts_with("config/crd/bases/")) {
@@ -42,7 +45,12 @@ pub fn check(
         let name = new["metadata"]["name"].as_str().unwrap_or_default();
         names.insert(name.to_string());
         for finding in compare_crds(&old, &new, &CompatOptions::default()) {
-            let version = finding.version.and_then(|i| new["spec"]["versions"][i]["name"].as_str());
+            // CRD-wide findings about one version (the storage move) name it in their path.
+            let index = finding.version.or_else(|| {
+                let rest = finding.path.strip_prefix("spec.versions[")?;
+                rest[..rest.find(']')?].parse().ok()
+            });
+            let version = index.and_then(|i| new["spec"]["versions"][i]["name"].as_str());
             let rust_type = version.and_then(|v| {
                 bundle
                     .kinds
@@ -66,7 +74,8 @@ pub fn check(
     // A kind deleted from the project: its CRD file is gone.
     let generated: std::collections::BTreeSet<std::path::PathBuf> = files.iter().map(|f| root.join(&f.path)).collect();
     for old_file in git.list(&root.join("config/crd/bases"))? {
-        if generated.contains(&old_file) || old_file.extension().is_none_or(|e| e != "yaml") {
+        // A file rop does not generate is the user's, and stays where it is.
+        if generated.contains(&old_file) || old_file.exists() || old_file.extension().is_none_or(|e| e != "yaml") {
             continue;
         }
         let Some(text) = git.show(&old_file)? else { continue };

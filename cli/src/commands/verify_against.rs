@@ -71,7 +71,11 @@ pub fn run(
     }
     let git = match against.strip_prefix("git:") {
         Some("") => return Err(UsageError::new("--against git: needs a revision, e.g. --against git:HEAD").into()),
-        Some(rev) => Some(GitRevision::open(rev, &absolute(root, files.first().map_or(Path::new("."), |f| f)))?),
+        Some(rev) => Some(GitRevision::open(
+            rev,
+            &absolute(root, files.first().map_or(Path::new("."), |f| f)),
+            "name the old CRDs by file instead of git:REF",
+        )?),
         None => None,
     };
     let mut acks = match acknowledged {
@@ -91,8 +95,25 @@ pub fn run(
             old_crds.extend(crds_of(&text, &format!("git:{}:{shown}", git.rev()))?);
         }
     }
-    if git.is_none() {
+    if let Some(git) = &git {
+        // Files a named folder held at the revision and holds no longer: their CRDs are gone.
+        for folder in files.iter().map(|f| absolute(root, f)).filter(|f| f.is_dir()) {
+            for file in git.list(&folder)? {
+                if is_manifest(&file) && !file.exists() {
+                    let Some(text) = git.show(&file)? else { continue };
+                    let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+                    old_crds.extend(crds_of(&text, &format!("git:{}:{shown}", git.rev()))?);
+                }
+            }
+        }
+    } else {
         old_crds = read_old_path(root, against)?;
+    }
+    if new_crds.is_empty() && git.is_none() {
+        return Err(UsageError::new(
+            "the new files hold no CustomResourceDefinition (fix: name the CRD files or folders to compare)",
+        )
+        .into());
     }
     let new_by_name = by_name(&new_crds, "NEW")?;
     let mut old_by_name = by_name(&old_crds, "OLD")?;
@@ -127,7 +148,7 @@ pub fn run(
         compared.insert(name.to_string());
         for finding in compare_crds(&before.doc, &crd.doc, &options) {
             match acks.take(name, &finding) {
-                Some(reason) => crate::ui::out(&format!(
+                Some(reason) => crate::ui::info(&format!(
                     "{}: note: acknowledged {} {}: {reason}",
                     crd.label, finding.rule, finding.path
                 )),
@@ -162,7 +183,7 @@ pub fn run(
             ack.crd
         ));
     }
-    crate::ui::out(&format!(
+    crate::ui::info(&format!(
         "{} CRD{} compared, {} new: {} error{}, {} warning{}",
         totals.compared,
         plural(totals.compared),
@@ -257,7 +278,9 @@ fn expand(root: &Path, paths: &[PathBuf], side: &str) -> anyhow::Result<Vec<(Pat
             found.push((full, shown));
         }
         for entry in found {
-            if !out.iter().any(|(p, _)| *p == entry.0) {
+            let same =
+                |a: &Path, b: &Path| a == b || a.canonicalize().ok().is_some_and(|a| b.canonicalize().ok() == Some(a));
+            if !out.iter().any(|(p, _)| same(p, &entry.0)) {
                 out.push(entry);
             }
         }

@@ -29,9 +29,14 @@ SCHEMA = {
                     "minLength": 1,
                     "maxLength": 63,
                     "pattern": "^[a-z]+$",
-                    "allOf": [{"not": {"enum": ["admin"]}}],
+                    "allOf": [{"not": {"enum": ["admin"]}}, {"maxLength": 40}],
                 },
                 "step": {"type": "integer", "multipleOf": 4},
+                "source": {
+                    "type": "object",
+                    "properties": {"git": {"type": "string"}, "image": {"type": "string"}},
+                    "oneOf": [{"required": ["git"]}, {"required": ["image"]}],
+                },
                 "color": {"type": "string"},
                 "tags": {
                     "type": "array",
@@ -119,6 +124,14 @@ def move_storage(crd, differ):
         spec_of(crd, 1)["properties"]["replicas"] = {"type": "integer"}
 
 
+def new_variant(crd):
+    """A third variant of an enum with data, as the derive writes one: a new property and a oneOf
+    entry that requires it."""
+    source = prop(crd, "source")
+    source["properties"]["url"] = {"type": "string"}
+    source["oneOf"].append({"required": ["url"]})
+
+
 CASES = {
     "scope": lambda c: c["spec"].update(scope="Cluster"),
     "scope.safe": lambda c: c["spec"]["names"].update(categories=["example", "all"]),
@@ -136,7 +149,9 @@ CASES = {
     "storage-conversion.safe": lambda c: move_storage(c, False),
     "field-removed": lambda c: spec_of(c)["properties"].pop("name"),
     "field-removed.safe": lambda c: spec_of(c)["properties"].update(owner={"type": "string"}),
+    "field-removed.safe-any-value": lambda c: prop(c, "labels").update(additionalProperties=True),
     "type": lambda c: prop(c, "size").update(type="number"),
+    "type.embedded": lambda c: prop(c, "extra").update({"x-kubernetes-embedded-resource": True}),
     "type.safe": lambda c: prop(c, "size").update(description="How many replicas to run."),
     "required": lambda c: spec_of(c)["required"].append("name"),
     "required.safe-with-default": lambda c: spec_of(c)["required"].append("mode"),
@@ -171,6 +186,9 @@ CASES = {
     "junctor": lambda c: prop(c, "size").update(allOf=[{"maximum": 5}]),
     "junctor.not": lambda c: prop(c, "color").update({"not": {"enum": ["black"]}}),
     "junctor.safe": lambda c: prop(c, "name").pop("allOf"),
+    "junctor.safe-int-or-string": lambda c: prop(c, "port").update(anyOf=[{"type": "integer"}, {"type": "string"}]),
+    "junctor.safe-reorder": lambda c: prop(c, "name").update(allOf=[{"maxLength": 40}, {"not": {"enum": ["admin"]}}]),
+    "junctor.safe-variant": new_variant,
     "subresource": lambda c: v1(c)["subresources"].pop("status"),
     "subresource.safe": lambda c: v1(c)["subresources"].update(
         scale={"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.replicas"}

@@ -1,17 +1,23 @@
 //! `allOf`, `anyOf`, `oneOf` and `not`: value checks a structural schema may combine (R42).
-//! Entries present in both revisions are compared like any node; an entry added or removed is
-//! judged by what it does to the set of valid values:
-//! - `allOf`: every entry must match, so an entry added tightens and one removed loosens;
+//! Entries are matched by content, so reordering them changes nothing; an entry of one side
+//! that the other lacks is judged by what it does to the set of valid values:
+//! - `allOf`: every entry must match, so an entry added (or changed) tightens and one removed
+//!   loosens;
 //! - `anyOf`: one entry must match, so an `anyOf` added where there was none, or an entry
-//!   removed, tightens, and an entry added loosens;
-//! - `oneOf`: exactly one must match, so any entry added or removed may tighten;
-//! - `not`: added, or changed in any way, may tighten (inside it, looser means tighter, so its
-//!   content is not compared keyword by keyword); removed loosens.
+//!   removed (or changed), tightens, and an entry added loosens. The `anyOf` of an
+//!   int-or-string field (`[{type: integer}, {type: string}]`, as controller-gen writes it)
+//!   restricts nothing;
+//! - `oneOf`: exactly one must match, so an entry removed may refuse objects that matched only
+//!   it, and an entry added may refuse objects that now match two; an added entry that requires
+//!   a property the old schema did not declare cannot match a stored object (the server pruned
+//!   any such field), which is how a new variant of an enum with data looks;
+//! - `not`: added, or changed in any way, may tighten; removed loosens.
 //!
-//! Findings are at the node that carries the junctor and name the entry.
+//! Findings are at the node that carries the junctor and quote the entry.
 
 use serde_json::{Map, Value};
 
+use crate::node::is_true;
 use crate::report::Report;
 use crate::rules::Rule;
 
@@ -19,42 +25,60 @@ type Node = Map<String, Value>;
 
 const FIX: &str = "make sure every value the old schema allowed still matches, or add the check only in a new version";
 
-fn entries<'a>(node: &'a Node, key: &str) -> Option<Vec<&'a Node>> {
-    node.get(key).and_then(Value::as_array).map(|list| list.iter().filter_map(Value::as_object).collect())
+fn entries<'a>(node: &'a Node, key: &str) -> &'a [Value] {
+    node.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// The entries of `a` that `b` does not have.
+fn missing<'a>(a: &'a [Value], b: &[Value]) -> Vec<&'a Value> {
+    a.iter().filter(|entry| !b.contains(entry)).collect()
+}
+
+/// `anyOf: [{type: integer}, {type: string}]` on an int-or-string node.
+fn int_or_string_any_of(node: &Node) -> bool {
+    let types: Vec<Option<&str>> =
+        entries(node, "anyOf").iter().map(|e| e.get("type").and_then(Value::as_str)).collect();
+    is_true(node, "x-kubernetes-int-or-string") && types == [Some("integer"), Some("string")]
+}
+
+/// Whether `entry` requires a property `old` did not declare: no stored object holds one.
+fn requires_new_property(entry: &Value, old: &Node) -> bool {
+    let declared = old.get("properties").and_then(Value::as_object);
+    entry
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .any(|name| !declared.is_some_and(|d| d.contains_key(name)))
 }
 
 pub(super) fn compare(old: &Node, new: &Node, path: &str, report: &mut Report) {
-    for key in ["allOf", "anyOf", "oneOf"] {
-        let (before, after) = (entries(old, key), entries(new, key));
-        let (before, after) = (before.unwrap_or_default(), after.unwrap_or_default());
-        for (i, (a, b)) in before.iter().zip(&after).enumerate() {
-            super::schema::compare(a, b, &format!("{path}.{key}[{i}]"), report);
+    let mut add = |message: String| {
+        report.add(Rule::CompatJunctor, path, format!("{message}: values valid before may no longer match"), FIX)
+    };
+    let (old_all, new_all) = (entries(old, "allOf"), entries(new, "allOf"));
+    for entry in missing(new_all, old_all) {
+        add(format!("allOf entry added or changed: {entry}"));
+    }
+    let (old_any, new_any) = (entries(old, "anyOf"), entries(new, "anyOf"));
+    if old_any.is_empty() && !new_any.is_empty() && !int_or_string_any_of(new) {
+        add("anyOf added where there was none".to_string());
+    } else if !new_any.is_empty() {
+        for entry in missing(old_any, new_any) {
+            add(format!("anyOf entry removed or changed: {entry}"));
         }
-        let message = match key {
-            "allOf" if after.len() > before.len() => {
-                format!("allOf entry added: {}", Value::Object(after[before.len()].clone()))
-            }
-            "anyOf" if before.is_empty() && !after.is_empty() => "anyOf added where there was none".to_string(),
-            "anyOf" if after.len() < before.len() => {
-                format!("anyOf entry removed: {}", Value::Object(before[after.len()].clone()))
-            }
-            "oneOf" if after.len() != before.len() => {
-                format!("oneOf changed from {} to {} entries", before.len(), after.len())
-            }
-            _ => continue,
-        };
-        report.add(Rule::CompatJunctor, path, format!("{message}: values valid before may no longer match"), FIX);
+    }
+    let (old_one, new_one) = (entries(old, "oneOf"), entries(new, "oneOf"));
+    for entry in missing(old_one, new_one) {
+        add(format!("oneOf entry removed or changed: {entry}"));
+    }
+    for entry in missing(new_one, old_one).into_iter().filter(|e| !requires_new_property(e, old)) {
+        add(format!("oneOf entry added: {entry}"));
     }
     match (old.get("not"), new.get("not")) {
-        (None, Some(added)) => {
-            report.add(Rule::CompatJunctor, path, format!("not added: {added}: values that match it are refused"), FIX)
-        }
-        (Some(before), Some(after)) if before != after => report.add(
-            Rule::CompatJunctor,
-            path,
-            format!("not changed: {before} -> {after}: values valid before may now match it and be refused"),
-            FIX,
-        ),
+        (None, Some(added)) => add(format!("not added: {added}")),
+        (Some(before), Some(after)) if before != after => add(format!("not changed: {before} -> {after}")),
         _ => {}
     }
 }

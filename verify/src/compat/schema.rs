@@ -28,10 +28,13 @@ pub(super) fn compare(old: &Node, new: &Node, path: &str, report: &mut Report) {
     compare_extensions(old, new, path, report);
     compare_rules(old, new, path, report);
     super::junctors::compare(old, new, path, report);
+    let new_children: std::collections::HashMap<String, &Node> = children(new).into_iter().collect();
     for (child, old_child) in children(old) {
         let child_path = format!("{path}{child}");
-        match find_child(new, &child) {
+        match new_children.get(&child) {
             Some(new_child) => compare(old_child, new_child, &child_path, report),
+            // `additionalProperties: true` keeps every value: nothing is pruned.
+            None if child == ".additionalProperties" && new.get("additionalProperties") == Some(&Value::Bool(true)) => {}
             // Unknown fields are kept there: the values stay, only the schema forgets them.
             None if child.starts_with(".properties[") && is_true(new, "x-kubernetes-preserve-unknown-fields") => {
                 report.add_with(
@@ -70,10 +73,6 @@ fn children(node: &Node) -> Vec<(String, &Node)> {
         }
     }
     out
-}
-
-fn find_child<'a>(node: &'a Node, step: &str) -> Option<&'a Node> {
-    children(node).into_iter().find(|(s, _)| s == step).map(|(_, n)| n)
 }
 
 /// `field "size"` for `.properties[size]`, else the step itself.
@@ -147,12 +146,24 @@ fn compare_default(old: &Node, new: &Node, path: &str, report: &mut Report) {
             )
         }
         (Some(before), None) => format!("default removed: {before}: new objects that omit the field no longer get it"),
-        (Some(before), Some(after)) if before != after => format!(
+        (Some(before), Some(after)) if !same_value(before, after) => format!(
             "default changed: {before} -> {after}: new objects that omit the field get {after}, while stored ones keep the value they were created with"
         ),
         _ => return,
     };
     report.add(Rule::CompatDefault, path, message, "keep the default: clients that omit the field rely on it");
+}
+
+/// JSON equality, with numbers equal by value (`4` and `4.0`).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
+    }
 }
 
 fn enum_values(node: &Node) -> Option<BTreeSet<String>> {
@@ -326,6 +337,14 @@ fn compare_nullable(old: &Node, new: &Node, path: &str, report: &mut Report) {
 }
 
 fn compare_extensions(old: &Node, new: &Node, path: &str, report: &mut Report) {
+    if !is_true(old, "x-kubernetes-embedded-resource") && is_true(new, "x-kubernetes-embedded-resource") {
+        report.add(
+            Rule::CompatType,
+            path,
+            "x-kubernetes-embedded-resource added: the value must now be a whole object with apiVersion, kind and metadata, so stored values without them are refused on every update",
+            "keep the field as it was; an embedded object belongs in a new field",
+        );
+    }
     if is_true(old, "x-kubernetes-preserve-unknown-fields") && !is_true(new, "x-kubernetes-preserve-unknown-fields") {
         report.add(
             Rule::CompatPreserveUnknownFields,
@@ -430,7 +449,17 @@ fn compare_rules(old: &Node, new: &Node, path: &str, report: &mut Report) {
 
 #[cfg(test)]
 mod tests {
-    use super::normalized;
+    use serde_json::json;
+
+    use super::{normalized, same_value};
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert!(same_value(&json!(4), &json!(4.0)));
+        assert!(same_value(&json!({"a": [1, 2.0]}), &json!({"a": [1.0, 2]})));
+        assert!(!same_value(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
+        assert!(!same_value(&json!("4"), &json!(4)));
+    }
 
     #[test]
     fn rules_compare_without_whitespace_outside_strings() {

@@ -247,12 +247,25 @@ fn check_subresources(old: &Map<String, Value>, new: &Map<String, Value>, base: 
             "scale subresource removed: /scale answers 404 Not Found, so kubectl scale and autoscalers fail",
             "keep subresources.scale",
         ),
-        (Some(before), Some(after)) if before != after => report.add(
-            Rule::CompatSubresource,
-            format!("{base}.subresources.scale"),
-            format!("scale subresource changed: {before} -> {after}: autoscalers read and write other fields"),
-            "keep the scale paths",
-        ),
+        (Some(before), Some(after)) => {
+            // Adding labelSelectorPath only adds to what /scale reports.
+            for key in ["specReplicasPath", "statusReplicasPath", "labelSelectorPath"] {
+                let (was, is) = (before.get(key), after.get(key));
+                if was.is_some() && was != is {
+                    let show = |v: Option<&Value>| v.map_or_else(|| "unset".to_string(), Value::to_string);
+                    report.add(
+                        Rule::CompatSubresource,
+                        format!("{base}.subresources.scale.{key}"),
+                        format!(
+                            "{key} changed: {} -> {}: kubectl scale and autoscalers read and write another field",
+                            show(was),
+                            show(is)
+                        ),
+                        "keep the scale paths",
+                    );
+                }
+            }
+        }
         _ => {}
     }
 }
