@@ -309,3 +309,13 @@ fn with_git_a_removed_crd_is_an_error_and_a_moved_one_is_found() {
     );
     assert_eq!(code, 1);
 }
+
+#[test]
+fn quiet_prints_the_findings_only() {
+    let dir = pair("field-removed");
+    let other = std::fs::read_to_string(compat("old.yaml")).unwrap().replace("widgets", "gadgets");
+    std::fs::write(dir.path().join("gadgets.yaml"), other).unwrap();
+    let (stdout, _, code) = run(dir.path(), &["-q", "verify", "--against", "old.yaml", "new.yaml", "gadgets.yaml"]);
+    assert_eq!(stdout, FIELD_REMOVED);
+    assert_eq!(code, 1);
+}

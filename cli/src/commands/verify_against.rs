@@ -138,7 +138,7 @@ pub fn run(
         }
         let Some(before) = old_by_name.get(name) else {
             totals.added += 1;
-            crate::ui::out(&format!(
+            crate::ui::info(&format!(
                 "{}: note: {name} is new (no CRD of that name in OLD, nothing to compare)",
                 crd.label
             ));
@@ -162,12 +162,12 @@ pub fn run(
             compared.insert(name.to_string());
             match acks.take(name, &finding) {
                 Some(reason) => {
-                    crate::ui::out(&format!("{}: note: acknowledged {} {name}: {reason}", crd.label, finding.rule))
+                    crate::ui::info(&format!("{}: note: acknowledged {} {name}: {reason}", crd.label, finding.rule))
                 }
                 None => totals.finding(&crd.label, &finding),
             }
         } else {
-            crate::ui::out(&format!(
+            crate::ui::info(&format!(
                 "{}: note: {name} is in OLD but in none of the new files (not compared)",
                 crd.label
             ));

@@ -124,11 +124,14 @@ def move_storage(crd, differ):
         spec_of(crd, 1)["properties"]["replicas"] = {"type": "integer"}
 
 
-def new_variant(crd):
+def new_variant(crd, default=None):
     """A third variant of an enum with data, as the derive writes one: a new property and a oneOf
-    entry that requires it."""
+    entry that requires it. With a default, every stored object gets the property when read, and
+    then matches two entries."""
     source = prop(crd, "source")
-    source["properties"]["url"] = {"type": "string"}
+    source["properties"]["url"] = {"type": "object"} if default is not None else {"type": "string"}
+    if default is not None:
+        source["properties"]["url"]["default"] = default
     source["oneOf"].append({"required": ["url"]})
 
 
@@ -189,6 +192,8 @@ CASES = {
     "junctor.safe-int-or-string": lambda c: prop(c, "port").update(anyOf=[{"type": "integer"}, {"type": "string"}]),
     "junctor.safe-reorder": lambda c: prop(c, "name").update(allOf=[{"maxLength": 40}, {"not": {"enum": ["admin"]}}]),
     "junctor.safe-variant": new_variant,
+    "junctor.one-of-added": lambda c: prop(c, "labels").update(oneOf=[{"required": ["tier"]}]),
+    "junctor.variant-with-default": lambda c: new_variant(c, default={}),
     "subresource": lambda c: v1(c)["subresources"].pop("status"),
     "subresource.safe": lambda c: v1(c)["subresources"].update(
         scale={"specReplicasPath": ".spec.size", "statusReplicasPath": ".status.replicas"}

@@ -8,9 +8,10 @@
 //!   int-or-string field (`[{type: integer}, {type: string}]`, as controller-gen writes it)
 //!   restricts nothing;
 //! - `oneOf`: exactly one must match, so an entry removed may refuse objects that matched only
-//!   it, and an entry added may refuse objects that now match two; an added entry that requires
-//!   a property the old schema did not declare cannot match a stored object (the server pruned
-//!   any such field), which is how a new variant of an enum with data looks;
+//!   it, and an entry added may refuse objects that now match two. An entry added to an
+//!   existing `oneOf` that requires a property the old node did not declare, kept no unknown
+//!   fields for and the new node gives no default cannot match a stored object (the server
+//!   pruned any such key): that is how a new variant of an enum with data looks;
 //! - `not`: added, or changed in any way, may tighten; removed loosens.
 //!
 //! Findings are at the node that carries the junctor and quote the entry.
@@ -29,28 +30,45 @@ fn entries<'a>(node: &'a Node, key: &str) -> &'a [Value] {
     node.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
-/// The entries of `a` that `b` does not have.
+/// The entries of `a` that `b` does not have, compared by [`super::canonical`] form.
 fn missing<'a>(a: &'a [Value], b: &[Value]) -> Vec<&'a Value> {
-    a.iter().filter(|entry| !b.contains(entry)).collect()
+    let present: std::collections::HashSet<String> = b.iter().map(super::canonical).collect();
+    a.iter().filter(|entry| !present.contains(&super::canonical(entry))).collect()
 }
 
-/// `anyOf: [{type: integer}, {type: string}]` on an int-or-string node.
-fn int_or_string_any_of(node: &Node) -> bool {
-    let types: Vec<Option<&str>> =
-        entries(node, "anyOf").iter().map(|e| e.get("type").and_then(Value::as_str)).collect();
+/// `anyOf: [{type: integer}, {type: string}]` (also inside an `allOf` entry, the API server's
+/// other spelling) on an int-or-string node.
+fn int_or_string_any_of(node: &Node, any_of: &Value) -> bool {
+    let types: Vec<Option<&str>> = any_of
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .map(|e| e.get("type").and_then(Value::as_str))
+        .collect();
     is_true(node, "x-kubernetes-int-or-string") && types == [Some("integer"), Some("string")]
 }
 
-/// Whether `entry` requires a property `old` did not declare: no stored object holds one.
-fn requires_new_property(entry: &Value, old: &Node) -> bool {
-    let declared = old.get("properties").and_then(Value::as_object);
+/// Whether `entry`, added to the `oneOf` of a node that had one, is a new variant of an enum
+/// with data: it requires a property no stored object can hold, because the old node did not
+/// declare it and kept no unknown fields (the server pruned any such key), and the new node
+/// gives it no default (a default would put it in every stored object as it is read).
+fn new_variant(entry: &Value, old: &Node, new: &Node) -> bool {
+    if entries(old, "oneOf").is_empty()
+        || is_true(old, "x-kubernetes-preserve-unknown-fields")
+        || old.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false))
+    {
+        return false;
+    }
+    let declared_before = |name: &str| old.get("properties").and_then(|p| p.get(name)).is_some();
+    let defaulted_now =
+        |name: &str| new.get("properties").and_then(|p| p.get(name)).and_then(|f| f.get("default")).is_some();
     entry
         .get("required")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .any(|name| !declared.is_some_and(|d| d.contains_key(name)))
+        .any(|name| !declared_before(name) && !defaulted_now(name))
 }
 
 pub(super) fn compare(old: &Node, new: &Node, path: &str, report: &mut Report) {
@@ -59,10 +77,15 @@ pub(super) fn compare(old: &Node, new: &Node, path: &str, report: &mut Report) {
     };
     let (old_all, new_all) = (entries(old, "allOf"), entries(new, "allOf"));
     for entry in missing(new_all, old_all) {
-        add(format!("allOf entry added or changed: {entry}"));
+        if !entry.get("anyOf").is_some_and(|any_of| int_or_string_any_of(new, any_of)) {
+            add(format!("allOf entry added or changed: {entry}"));
+        }
     }
     let (old_any, new_any) = (entries(old, "anyOf"), entries(new, "anyOf"));
-    if old_any.is_empty() && !new_any.is_empty() && !int_or_string_any_of(new) {
+    if old_any.is_empty()
+        && !new_any.is_empty()
+        && !new.get("anyOf").is_some_and(|any_of| int_or_string_any_of(new, any_of))
+    {
         add("anyOf added where there was none".to_string());
     } else if !new_any.is_empty() {
         for entry in missing(old_any, new_any) {
@@ -73,7 +96,7 @@ pub(super) fn compare(old: &Node, new: &Node, path: &str, report: &mut Report) {
     for entry in missing(old_one, new_one) {
         add(format!("oneOf entry removed or changed: {entry}"));
     }
-    for entry in missing(new_one, old_one).into_iter().filter(|e| !requires_new_property(e, old)) {
+    for entry in missing(new_one, old_one).into_iter().filter(|e| !new_variant(e, old, new)) {
         add(format!("oneOf entry added: {entry}"));
     }
     match (old.get("not"), new.get("not")) {

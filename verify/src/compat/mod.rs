@@ -114,6 +114,34 @@ pub fn field_of(path: &str) -> Option<String> {
     (!field.is_empty()).then_some(field)
 }
 
+/// A JSON value as a string that is equal for values the API server treats alike: numbers by
+/// value (`4`, `4.0`), object keys sorted, and the lists whose order means nothing (`enum`,
+/// `required`) sorted. Used to match enum values and junctor entries.
+pub(crate) fn canonical(value: &Value) -> String {
+    fn walk(value: &Value, unordered: bool) -> Value {
+        match value {
+            Value::Number(n) => match n.as_f64() {
+                Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => Value::from(f as i64),
+                _ => value.clone(),
+            },
+            Value::Array(items) => {
+                let mut items: Vec<Value> = items.iter().map(|v| walk(v, false)).collect();
+                if unordered {
+                    items.sort_by_key(|v| v.to_string());
+                }
+                Value::Array(items)
+            }
+            Value::Object(fields) => {
+                let sorted: std::collections::BTreeMap<&String, Value> =
+                    fields.iter().map(|(k, v)| (k, walk(v, k == "enum" || k == "required"))).collect();
+                Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    walk(value, false).to_string()
+}
+
 /// `schema.openAPIV3Schema` of a version entry.
 fn openapi_schema(version: &Map<String, Value>) -> Option<&Map<String, Value>> {
     version.get("schema")?.get("openAPIV3Schema")?.as_object()
@@ -145,6 +173,16 @@ mod tests {
         assert_eq!(at(".properties[spec].x-kubernetes-validations[0].rule").as_deref(), Some("spec"));
         assert_eq!(at(""), None);
         assert_eq!(field_of("spec.scope"), None);
+    }
+
+    #[test]
+    fn canonical_values_ignore_number_spelling_and_enum_order() {
+        use super::canonical;
+        use serde_json::json;
+        assert_eq!(canonical(&json!({"maximum": 10.0})), canonical(&json!({"maximum": 10})));
+        assert_eq!(canonical(&json!({"enum": ["q", "p"], "b": 1})), canonical(&json!({"b": 1.0, "enum": ["p", "q"]})));
+        assert_ne!(canonical(&json!({"items": ["q", "p"]})), canonical(&json!({"items": ["p", "q"]})));
+        assert_ne!(canonical(&json!(1.5)), canonical(&json!(1)));
     }
 
     #[test]

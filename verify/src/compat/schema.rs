@@ -151,7 +151,12 @@ fn compare_default(old: &Node, new: &Node, path: &str, report: &mut Report) {
         ),
         _ => return,
     };
-    report.add(Rule::CompatDefault, path, message, "keep the default: clients that omit the field rely on it");
+    let fix = if old.contains_key("default") {
+        "keep the default: clients that omit the field rely on it"
+    } else {
+        "add the default only in a new version, or make sure clients that omit the field expect it"
+    };
+    report.add(Rule::CompatDefault, path, message, fix);
 }
 
 /// JSON equality, with numbers equal by value (`4` and `4.0`).
@@ -167,7 +172,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
 }
 
 fn enum_values(node: &Node) -> Option<BTreeSet<String>> {
-    node.get("enum").and_then(Value::as_array).map(|values| values.iter().map(Value::to_string).collect())
+    node.get("enum").and_then(Value::as_array).map(|values| values.iter().map(super::canonical).collect())
 }
 
 fn compare_enum(old: &Node, new: &Node, path: &str, report: &mut Report) {
@@ -337,6 +342,14 @@ fn compare_nullable(old: &Node, new: &Node, path: &str, report: &mut Report) {
 }
 
 fn compare_extensions(old: &Node, new: &Node, path: &str, report: &mut Report) {
+    if is_true(old, "x-kubernetes-embedded-resource") && !is_true(new, "x-kubernetes-embedded-resource") {
+        report.add(
+            Rule::CompatType,
+            path,
+            "x-kubernetes-embedded-resource removed: apiVersion, kind and metadata are no longer implied, so stored values lose them when read unless the schema declares them",
+            "keep x-kubernetes-embedded-resource: true",
+        );
+    }
     if !is_true(old, "x-kubernetes-embedded-resource") && is_true(new, "x-kubernetes-embedded-resource") {
         report.add(
             Rule::CompatType,
