@@ -67,6 +67,11 @@ impl GitRevision {
         real.join(rest).strip_prefix(&self.top).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
     }
 
+    /// Whether `path` is inside the repository.
+    pub fn holds(&self, path: &Path) -> bool {
+        self.relative(path).is_relative()
+    }
+
     /// The content of `file` at the revision; `None` if it did not exist there.
     pub fn show(&self, file: &Path) -> anyhow::Result<Option<String>> {
         let spec = format!("{}:{}", self.rev, self.relative(file).display());

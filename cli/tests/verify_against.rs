@@ -319,3 +319,35 @@ fn quiet_prints_the_findings_only() {
     assert_eq!(stdout, FIELD_REMOVED);
     assert_eq!(code, 1);
 }
+
+#[test]
+fn with_git_files_broken_at_the_revision_are_noted_and_other_repositories_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let crds = dir.path().join("crds");
+    std::fs::create_dir(&crds).unwrap();
+    std::fs::copy(compat("old.yaml"), crds.join("widgets.yaml")).unwrap();
+    std::fs::write(crds.join("broken.yaml"), "a: [\n").unwrap();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "first"]);
+    std::fs::remove_file(crds.join("broken.yaml")).unwrap();
+    let (stdout, _, code) = run(dir.path(), &["verify", "--against", "git:HEAD", "crds"]);
+    assert!(
+        stdout.starts_with("git:HEAD:crds/broken.yaml: note: not compared, it could not be read at the revision: "),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("1 CRD compared, 0 new: 0 errors, 0 warnings\n"), "{stdout}");
+    assert_eq!(code, 0);
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::copy(compat("old.yaml"), elsewhere.path().join("other.yaml")).unwrap();
+    let other = elsewhere.path().join("other.yaml").display().to_string();
+    let (_, stderr, code) = run(dir.path(), &["verify", "--against", "git:HEAD", "crds/widgets.yaml", &other]);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {other} is not in the git repository of crds/widgets.yaml (fix: run rop verify --against git:REF once per repository)\n"
+        )
+    );
+    assert_eq!(code, 2);
+}

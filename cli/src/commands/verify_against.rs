@@ -89,10 +89,17 @@ pub fn run(
         let text = std::fs::read_to_string(full)
             .map_err(|e| UsageError::new(format!("cannot read {shown}: {e} (fix: check the path)")))?;
         new_crds.extend(crds_of(&text, shown)?);
-        if let Some(git) = &git
-            && let Some(text) = git.show(full)?
-        {
-            old_crds.extend(crds_of(&text, &format!("git:{}:{shown}", git.rev()))?);
+        if let Some(git) = &git {
+            if !git.holds(full) {
+                return Err(UsageError::new(format!(
+                    "{shown} is not in the git repository of {} (fix: run rop verify --against git:REF once per repository)",
+                    new_files[0].1
+                ))
+                .into());
+            }
+            if let Some(text) = git.show(full)? {
+                old_crds.extend(read_at_revision(&text, &format!("git:{}:{shown}", git.rev())));
+            }
         }
     }
     if let Some(git) = &git {
@@ -102,7 +109,7 @@ pub fn run(
                 if is_manifest(&file) && !file.exists() {
                     let Some(text) = git.show(&file)? else { continue };
                     let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
-                    old_crds.extend(crds_of(&text, &format!("git:{}:{shown}", git.rev()))?);
+                    old_crds.extend(read_at_revision(&text, &format!("git:{}:{shown}", git.rev())));
                 }
             }
         }
@@ -212,6 +219,16 @@ pub fn crd_removed(name: &str) -> rop_verify::Finding {
         fix: "keep the CRD (stop serving its versions first, if it is to go), or acknowledge the removal".to_string(),
         unbounded: Vec::new(),
     }
+}
+
+/// The CRDs of a file as it was at the revision. A file that was broken there (not YAML, a
+/// v1beta1 CRD) and has been fixed or deleted since is not the new files' fault: it is noted
+/// and its CRDs count as absent.
+fn read_at_revision(text: &str, label: &str) -> Vec<Crd> {
+    crds_of(text, label).unwrap_or_else(|e| {
+        crate::ui::info(&format!("{label}: note: not compared, it could not be read at the revision: {e:#}"));
+        Vec::new()
+    })
 }
 
 /// The CRDs named in `missing` that the folders of the NEW files held at the revision in files
