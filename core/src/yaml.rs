@@ -14,7 +14,7 @@ pub fn document<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
     let mut json = serde_json::to_value(value)?;
     integral_floats_as_integers(&mut json);
     let body = serde_yaml::to_string(&json).expect("a JSON value is always valid YAML");
-    Ok(format!("---\n{}", empty_strings_double_quoted(&body)))
+    Ok(format!("---\n{}", yaml11_booleans_quoted(&empty_strings_double_quoted(&body))))
 }
 
 /// Several documents, one after the other.
@@ -54,8 +54,77 @@ fn empty_strings_double_quoted(yaml: &str) -> String {
         .collect()
 }
 
+/// The plain scalars YAML 1.1 reads as booleans (`on`, `off`, `yes`, `no`, `y`, `n` in their
+/// three casings). serde_yaml writes YAML 1.2, where they are strings, but kubectl and the API
+/// server read manifests with go-yaml's YAML 1.1 rules: an enum value `on` would become `true`.
+const YAML11_BOOLEANS: &[&str] =
+    &["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"];
+
+/// Quotes the strings YAML 1.1 would read as booleans, as list items, mapping values and keys,
+/// outside block scalars (`|-` descriptions keep their text as it is).
+fn yaml11_booleans_quoted(yaml: &str) -> String {
+    let quote = |s: &str| if YAML11_BOOLEANS.contains(&s) { format!("'{s}'") } else { s.to_string() };
+    let mut out = String::with_capacity(yaml.len());
+    let mut block: Option<usize> = None;
+    for line in yaml.lines() {
+        let indent = line.len() - line.trim_start().len();
+        if let Some(outer) = block {
+            if line.trim().is_empty() || indent > outer {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+            block = None;
+        }
+        let (lead, mut rest) = line.split_at(indent);
+        let mut fixed = String::from(lead);
+        while let Some(item) = rest.strip_prefix("- ") {
+            fixed.push_str("- ");
+            rest = item;
+        }
+        match rest.split_once(": ") {
+            Some((key, value)) => {
+                fixed.push_str(&quote(key));
+                fixed.push_str(": ");
+                fixed.push_str(&quote(value));
+            }
+            None => match rest.strip_suffix(':') {
+                Some(key) => {
+                    fixed.push_str(&quote(key));
+                    fixed.push(':');
+                }
+                None => fixed.push_str(&quote(rest)),
+            },
+        }
+        let tail = fixed.trim_end();
+        if ["|", "|-", "|+", ">", ">-", ">+"].iter().any(|b| tail.ends_with(&format!(" {b}"))) {
+            block = Some(indent);
+        }
+        out.push_str(&fixed);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn yaml_1_1_booleans_are_quoted_outside_block_scalars() {
+        let value = serde_json::json!({
+            "enum": ["on", "off", "yes", "y", "online"],
+            "on": "no",
+            "list": [{"n": "Y"}],
+            "description": "Options:\n- on\nno: more",
+        });
+        let doc = super::document(&value).unwrap();
+        assert_eq!(
+            doc,
+            "---\ndescription: |-\n  Options:\n  - on\n  no: more\nenum:\n- 'on'\n- 'off'\n- 'yes'\n- 'y'\n- online\nlist:\n- 'n': 'Y'\n'on': 'no'\n"
+        );
+        let back: serde_json::Value = serde_yaml::from_str(&doc).unwrap();
+        assert_eq!(back, value);
+    }
+
     #[test]
     fn empty_strings_are_double_quoted() {
         let doc = super::document(&serde_json::json!({"apiGroups": [""], "name": "", "text": "it''s"})).unwrap();
