@@ -381,3 +381,22 @@ fn yaml_stream_matches_documents_to_crds() {
     );
     assert!(validate_yaml(&[crd()], "a: [").is_err());
 }
+
+/// A pattern in Go's syntax with an inline flag (`(?i)`, as prometheus-operator's CRDs write
+/// them): JSON Schema's ECMA-262 check would refuse the schema; the API server compiles it.
+#[test]
+fn go_pattern_with_an_inline_flag() {
+    let mut crd = crd();
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["image"]["pattern"] =
+        json!("^(?i)(abort|warn)?$");
+    let mut object = read("good/pattern.yaml");
+    object["spec"]["image"] = json!("ABORT");
+    assert_eq!(validate_object(&crd, &object), vec![]);
+    object["spec"]["image"] = json!("stop");
+    let findings: Vec<String> =
+        validate_object(&crd, &object).iter().map(|f| format!("{}: {}", f.path, f.message)).collect();
+    assert_eq!(
+        findings,
+        ["spec.image: Invalid value: \"stop\": spec.image in body should match '^(?i)(abort|warn)?$'"]
+    );
+}

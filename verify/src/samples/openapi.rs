@@ -20,6 +20,10 @@ use super::prune::is_true;
 
 const DROPPED: &[&str] = &["format", "default", "description", "example", "externalDocs", "title", "nullable"];
 
+/// The keyword `pattern` is renamed to: checked with Go's regular expression syntax
+/// (`schema::GoPattern`), not JSON Schema's.
+pub(crate) const GO_PATTERN: &str = "x-rop-go-pattern";
+
 /// The JSON Schema equivalent of the Kubernetes schema `node`.
 pub(crate) fn convert(node: &Value) -> Value {
     let Some(map) = node.as_object() else { return json!({}) };
@@ -37,7 +41,8 @@ pub(crate) fn convert(node: &Value) -> Value {
             "allOf" | "anyOf" | "oneOf" => Value::Array(value.as_array().into_iter().flatten().map(convert).collect()),
             _ => value.clone(),
         };
-        out.insert(key.clone(), converted);
+        let key = if key == "pattern" { GO_PATTERN } else { key.as_str() };
+        out.insert(key.to_string(), converted);
     }
     let nullable = is_true(node, "nullable");
     if is_true(node, "x-kubernetes-int-or-string") {

@@ -13,6 +13,40 @@ use crate::rules::Rule;
 const RULE: Rule = Rule::SampleSchema;
 const FIX: &str = "change the value to one the CRD's schema allows";
 
+/// A `pattern` as the API server reads it: Go's RE2 syntax (`(?i)` and other inline flags
+/// included), which the `regex` crate shares, rather than JSON Schema's ECMA-262 regular
+/// expressions, whose check would refuse the CRD's schema itself.
+struct GoPattern {
+    source: String,
+    regex: regex::Regex,
+}
+
+impl<'i> jsonschema::Keyword<'i> for GoPattern {
+    fn validate(&self, instance: &'i Value) -> Result<(), jsonschema::ValidationError<'i>> {
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(jsonschema::ValidationError::custom(format!("should match '{}'", self.source)))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        instance.as_str().is_none_or(|s| self.regex.is_match(s))
+    }
+}
+
+fn go_pattern<'a>(
+    _parent: &'a serde_json::Map<String, Value>,
+    value: &'a Value,
+    _path: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>> {
+    let source = value.as_str().unwrap_or_default().to_string();
+    match regex::Regex::new(&source) {
+        Ok(regex) => Ok(Box::new(GoPattern { source, regex })),
+        Err(e) => Err(jsonschema::ValidationError::custom(format!("pattern {source:?} does not compile: {e}"))),
+    }
+}
+
 /// Validates `object` against the version's `openAPIV3Schema` `root`. Returns whether a type
 /// error was found: the API server then skips the CEL rules.
 pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) -> bool {
@@ -21,6 +55,7 @@ pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) -> boo
         .with_draft(jsonschema::Draft::Draft4)
         .should_validate_formats(false)
         .with_pattern_options(jsonschema::PatternOptions::regex())
+        .with_keyword(super::openapi::GO_PATTERN, go_pattern)
         .build(&converted)
     {
         Ok(v) => v,
@@ -80,6 +115,7 @@ pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) -> boo
                 (p.clone(), in_body(&p, value, &format!("should be at least {limit} chars long")))
             }
             Kind::Pattern { pattern } => (p.clone(), in_body(&p, value, &format!("should match '{pattern}'"))),
+            Kind::Custom { message, .. } => (p.clone(), in_body(&p, value, message)),
             Kind::MaxItems { limit } => (p, format!("Too many: {}: must have at most {limit} items", len(value))),
             Kind::MinItems { limit } => {
                 (p.clone(), format!("Invalid value: {}: {p} in body should have at least {limit} items", len(value)))
