@@ -14,6 +14,13 @@ use serde_json::{Value, json};
 use crate::definition::KindDefinition;
 use crate::schema::Rule;
 
+/// The description of a root's `apiVersion`: the Kubernetes API conventions' definition, as
+/// controller-gen writes it.
+pub const API_VERSION_DESCRIPTION: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+
+/// The description of a root's `kind` (API conventions, as controller-gen writes it).
+pub const KIND_DESCRIPTION: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
 /// The root `openAPIV3Schema` of the kind `def`: `apiVersion`, `kind`, `metadata`, `spec`
 /// (required) and, when the kind has one, `status`, described the way controller-gen describes
 /// them (the `apiVersion` and `kind` texts are the Kubernetes API conventions' definitions).
@@ -24,14 +31,14 @@ pub fn root_schema(def: &KindDefinition, spec: Value, status: Option<Value>, rul
     properties.insert(
         "apiVersion".into(),
         json!({
-            "description": "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+            "description": API_VERSION_DESCRIPTION,
             "type": "string"
         }),
     );
     properties.insert(
         "kind".into(),
         json!({
-            "description": "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+            "description": KIND_DESCRIPTION,
             "type": "string"
         }),
     );
@@ -41,11 +48,14 @@ pub fn root_schema(def: &KindDefinition, spec: Value, status: Option<Value>, rul
         properties.insert("status".into(), without_nullable(status));
     }
     let mut root = json!({
-        "description": def.description,
         "type": "object",
         "properties": properties,
         "required": ["spec"],
     });
+    // `doc = ""` leaves the root without a description, as a CRD may be.
+    if !def.description.is_empty() {
+        root["description"] = def.description.into();
+    }
     if !rules.is_empty() {
         root["x-kubernetes-validations"] = serde_json::to_value(rules).expect("a rule is plain strings and flags");
     }
@@ -167,8 +177,9 @@ fn version(def: &KindDefinition, schema: JSONSchemaProps) -> CustomResourceDefin
             priority: c.priority,
         })
         .collect();
-    let subresources = def.has_status.then(|| CustomResourceSubresources {
-        status: Some(CustomResourceSubresourceStatus(json!({}))),
+    let status_subresource = def.has_status && def.status_subresource;
+    let subresources = (status_subresource || def.scale.is_some()).then(|| CustomResourceSubresources {
+        status: status_subresource.then(|| CustomResourceSubresourceStatus(json!({}))),
         scale: def.scale.map(|s| CustomResourceSubresourceScale {
             spec_replicas_path: s.spec_replicas_path.into(),
             status_replicas_path: s.status_replicas_path.into(),

@@ -217,6 +217,10 @@ pub struct KindDefinition {
     /// Cap on every description in the schema (controller-gen's `crd:maxDescLen`): `Some(0)`
     /// drops them, `Some(n)` cuts longer ones to their last full sentence within `n` bytes.
     pub max_desc_len: Option<usize>,
+    /// Whether a kind with a status has the status subresource (`status_subresource = false`
+    /// leaves it out: the status is then written with the rest of the object, as in a CRD
+    /// without `subresources.status`).
+    pub status_subresource: bool,
 }
 
 impl KindDefinition {

@@ -19,6 +19,8 @@ pub struct CrdExtras {
     pub annotations: Vec<(String, String)>,
     pub skip_version: bool,
     pub max_desc_len: Option<usize>,
+    /// `status_subresource = false`: a status without the status subresource.
+    pub status_subresource: Option<bool>,
     /// `root_validation(...)` rules, as `rop::schema::Rule` expressions.
     pub root_rules: Vec<TokenStream>,
 }
@@ -56,6 +58,12 @@ pub fn parse(extras: &mut CrdExtras, meta: &ParseNestedMeta, key: &str) -> syn::
             list.push((name.value(), value.value()));
         }
         "root_validation" => extras.root_rules.push(schema_attrs::rule_value(meta)?),
+        "status_subresource" => {
+            if extras.status_subresource.is_some() {
+                return Err(meta.error("`status_subresource` is given twice in #[rop(...)]: keep one"));
+            }
+            extras.status_subresource = Some(meta.value()?.parse::<syn::LitBool>()?.value);
+        }
         "skip_version" => {
             if extras.skip_version {
                 return Err(meta.error("`skip_version` is given twice in #[rop(...)]: keep one"));
@@ -98,7 +106,9 @@ pub fn definition_fields(extras: &CrdExtras) -> TokenStream {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
     };
+    let status_subresource = extras.status_subresource.unwrap_or(true);
     quote! {
+        status_subresource: #status_subresource,
         selectable_fields: &[#(#selectable),*],
         labels: #labels,
         annotations: #annotations,

@@ -49,6 +49,7 @@ impl Family {
                 "singular",
                 "namespaced",
                 "status",
+                "status_subresource",
                 "shortname",
                 "category",
                 "printcolumn",
@@ -69,9 +70,15 @@ impl Family {
                 "max_desc_len",
                 "root_validation",
             ],
-            Family::Crd => {
-                &["selectable_field", "label", "annotation", "skip_version", "max_desc_len", "root_validation"]
-            }
+            Family::Crd => &[
+                "selectable_field",
+                "label",
+                "annotation",
+                "skip_version",
+                "max_desc_len",
+                "root_validation",
+                "status_subresource",
+            ],
             Family::Schema => &[
                 "exclusive_minimum",
                 "exclusive_maximum",
@@ -100,6 +107,7 @@ impl Family {
                 "list_map_keys",
                 "map_type",
                 "struct_type",
+                "raw_schema",
             ],
             Family::Builtin => {
                 &["group", "version", "kind", "plural", "object", "webhook", "controller", "owns", "watches", "rbac"]

@@ -365,6 +365,21 @@ impl Parsed {
                     ::rop::__private::serde_json::from_str(#lit).expect("checked to be JSON at compile time")
                 )))
             }
+            "raw_schema" => {
+                self.once(&key, span, &[])?;
+                only(&[Place::Type, Place::Field, Place::Items])?;
+                let lit = string(meta)?;
+                match serde_json::from_str::<serde_json::Value>(&lit.value()) {
+                    Ok(serde_json::Value::Object(_)) => {}
+                    Ok(_) => {
+                        return Err(syn::Error::new(lit.span(), "raw_schema must be a JSON object of schema keywords"));
+                    }
+                    Err(e) => return Err(syn::Error::new(lit.span(), format!("raw_schema is not valid JSON: {e}"))),
+                }
+                m(quote!(RawSchema(
+                    ::rop::__private::serde_json::from_str(#lit).expect("checked to be JSON at compile time")
+                )))
+            }
             "validation" => parse_rule(meta)?,
             "immutable" => {
                 self.once(&key, span, &[])?;

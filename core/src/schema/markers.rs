@@ -118,6 +118,11 @@ pub enum Marker {
     RustName(String),
     /// `x-kubernetes-int-or-string: true` with `anyOf: [integer, string]`.
     IntOrString,
+    /// Schema keywords set as written (a JSON object), after the node is structural and the
+    /// other markers are applied: what no marker says (`oneOf` of required lists, `not`,
+    /// `externalDocs`), kept by `rop import` so a CRD round-trips. `rop verify` still judges
+    /// the result.
+    RawSchema(Map<String, Value>),
     /// `x-kubernetes-preserve-unknown-fields: true`.
     PreserveUnknownFields,
     /// `x-kubernetes-embedded-resource: true` (and `type: object`).
@@ -196,6 +201,7 @@ pub(crate) fn apply(node: &mut Map<String, Value>, markers: Vec<Marker>, field: 
     }
     let mut rules = Vec::new();
     let mut one_ofs = Vec::new();
+    let raw: Vec<Marker> = markers.iter().filter(|m| matches!(m, Marker::RawSchema(_))).cloned().collect();
     for marker in markers {
         match marker {
             Marker::Minimum(n) => set(node, "minimum", number(n)),
@@ -243,10 +249,15 @@ pub(crate) fn apply(node: &mut Map<String, Value>, markers: Vec<Marker>, field: 
                 set(node, "type", "object");
                 set(node, "x-kubernetes-embedded-resource", true);
             }
-            Marker::Schemaless => {}
+            Marker::Schemaless | Marker::RawSchema(_) => {}
             Marker::ListType(t) => set(node, "x-kubernetes-list-type", t),
             Marker::ListMapKeys(keys) => set(node, "x-kubernetes-list-map-keys", keys),
             Marker::MapType(t) | Marker::StructType(t) => set(node, "x-kubernetes-map-type", t),
+        }
+    }
+    for marker in &raw {
+        if let Marker::RawSchema(keys) = marker {
+            node.extend(keys.clone());
         }
     }
     if !one_ofs.is_empty() {
