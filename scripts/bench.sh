@@ -267,6 +267,13 @@ if want verify; then
   c_s=$(median verify "rop verify --against")
   "$rop" verify --against "$WILD" "${files[@]}" >"$OUT/verify-against.txt" 2>&1 || true
   result "4 verify" "rop verify --against: each of them compared with itself ($(tail -1 "$OUT/verify-against.txt")), release (median; $(spread verify 'rop verify --against'))" "$(ms "$c_s")" "< 300 ms" "$(verdict "$c_s" "<" 0.3)"
+  # Import: the same CRDs as Rust types, into a fresh multigroup project each run (rustfmt
+  # formats each file, and is timed with it).
+  imp="$BENCH_DIR/import/wild-operator"
+  prep="rm -rf $imp && mkdir -p $imp && cd $imp && $rop --quiet init --domain example.com --repo github.com/example/wild-operator --multigroup"
+  measure import "$RUNS" 1 "rop import crd" "$prep" "cd $imp && $rop --quiet import crd ${files[*]}"
+  i_s=$(median import "rop import crd")
+  result "4 verify" "rop import crd of the ${#files[@]} CRDs into a fresh project, rustfmt included, release (median; $(spread import 'rop import crd'))" "$(ms "$i_s")" "< 1 s" "$(verdict "$i_s" "<" 1)"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ mod chart;
 mod commands;
 mod compat;
 mod envtest;
+mod import;
 mod names;
 mod project;
 mod rust_source;
@@ -44,6 +45,9 @@ enum Commands {
     /// Add a resource kind or webhooks.
     #[command(subcommand)]
     Create(Create),
+    /// Bring existing API definitions into the project as Rust types.
+    #[command(subcommand)]
+    Import(import::ImportCommand),
     /// Change project-wide settings (multigroup layout, namespace-scoped manager).
     Edit(commands::edit::EditArgs),
     /// Remove what `rop create` added.
@@ -115,6 +119,7 @@ fn main() -> ExitCode {
             ));
             Ok(())
         }
+        Commands::Import(import::ImportCommand::Crd(args)) => import::run(&project::find_root(&root), &root, args),
         Commands::Edit(args) => commands::edit::run(&project::find_root(&root), args),
         Commands::Delete(Delete::Api(args)) => commands::delete_api::run(&project::find_root(&root), args),
         Commands::Delete(Delete::Webhook(args)) => commands::delete_webhook::run(&project::find_root(&root), args),

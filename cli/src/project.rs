@@ -61,6 +61,10 @@ pub struct Resource {
     /// webhooks; `group` is as given (`core` for the core group) and `domain` is empty.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub core: bool,
+    /// Types of a kind the project uses but does not own (`rop import crd --types-only`, as
+    /// kubebuilder's `external`): no CRD is generated for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub external: bool,
     /// Present when `rop create webhook` scaffolded webhooks for this kind version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhooks: Option<Webhooks>,
@@ -80,6 +84,7 @@ impl Resource {
             api: None,
             controller: false,
             core: true,
+            external: false,
             webhooks: None,
         }
     }
@@ -253,6 +258,7 @@ impl Project {
             api: Some(api),
             controller: controller || existing.is_some_and(|r| r.controller),
             core: false,
+            external: false,
             webhooks: existing.and_then(|r| r.webhooks.clone()),
         };
         match self.position(group, version, kind) {

@@ -141,6 +141,16 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
             plan.file(&i.path, markers::remove(&current, &i.fragment), IfExists::Overwrite);
         }
     }
+    // Types `rop import crd` wrote are exported from the version module as a whole.
+    let version_mod = format!("{}/mod.rs", k.api_dir());
+    if removed.api.is_some()
+        && let Some(current) = plan.current(&version_mod)?
+    {
+        let imported = crate::import::version_exports(&k.snake);
+        if current.contains(&imported) {
+            plan.file(&version_mod, markers::remove(&current, &imported), IfExists::Overwrite);
+        }
+    }
 
     // The version module goes with its last kind, and (multigroup) the group module with its
     // last version, and the marker file with its last marker type, if nothing but rop's text

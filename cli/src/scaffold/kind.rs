@@ -79,7 +79,8 @@ impl KindNames {
         let mut k = KindNames::new(project, &r.group, &r.version, &r.kind, &r.plural);
         k.multigroup = !r.core && r.path.split("::").count() == 4;
         k.core = r.core;
-        if r.core {
+        // A built-in kind, or an imported one outside the project's domain, names its own.
+        if r.core || r.domain != project.domain {
             k.full_group = r.full_group();
         }
         k
