@@ -99,7 +99,7 @@ fn a_file_without_a_crd_is_refused() {
     std::fs::write(dir.join("bad.yaml"), "a: [\n").unwrap();
     let out = rop(&dir, &["import", "crd", "bad.yaml"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: bad.yaml: not YAML: "));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: bad.yaml: not valid YAML: "));
 }
 
 #[test]
@@ -144,6 +144,10 @@ fn an_existing_kind_needs_force() {
     );
     let out = rop_ok(&other, &["import", "crd", "--force", "widgets.yaml"]);
     assert!(out.contains("  update    api/src/v1/widget.rs\n"), "{out}");
+    // The scaffolded export gives way to the import's.
+    let version_mod = std::fs::read_to_string(other.join("api/src/v1/mod.rs")).unwrap();
+    assert_eq!(version_mod.matches("mod widget;").count(), 1, "{version_mod}");
+    assert!(version_mod.contains("mod widget;\npub use widget::*;\n"), "{version_mod}");
 }
 
 #[test]
@@ -193,4 +197,34 @@ fn one_version_and_a_dry_run() {
     assert!(out.contains("create    api/src/v1beta1/widget.rs"), "{out}");
     assert!(!out.contains("api/src/v1/widget.rs"), "{out}");
     assert_eq!(before, tree(&dir));
+}
+
+/// The kind and the version name Rust modules: a keyword kind and a version that is no
+/// identifier are refused, as `rop create api` refuses them.
+#[test]
+fn kinds_and_versions_that_cannot_be_modules_are_refused() {
+    let (_tmp, dir) = project(&[]);
+    let crd = std::fs::read_to_string(testdata().join("import/widgets.yaml")).unwrap();
+    std::fs::write(
+        dir.join("match.yaml"),
+        crd.replace("kind: Widget", "kind: Match")
+            .replace("plural: widgets", "plural: matches")
+            .replace("widgets.shop", "matches.shop")
+            .replace("singular: widget", "singular: match"),
+    )
+    .unwrap();
+    refused(
+        &dir,
+        &["match.yaml"],
+        1,
+        "error: match.yaml: matches.shop.example.com: its kind cannot be imported: kind \"Match\" becomes the Rust module `match`, a keyword: choose another kind, e.g. MatchSet; rename the kind in a copy of the CRD to import it under another name\n",
+    );
+    std::fs::write(dir.join("dash.yaml"), crd.replace("- name: v1beta1", "- name: v1-beta")).unwrap();
+    refused(
+        &dir,
+        &["dash.yaml"],
+        1,
+        "error: dash.yaml: widgets.shop.example.com: version v1-beta cannot be imported: rop names a version's Rust module after it, so it must be lower-case letters, digits and `_` (v1, v1beta1); import the other versions with --group-version-kinds\n",
+    );
+    rop_ok(&dir, &["import", "crd", "dash.yaml", "--group-version-kinds", "shop.example.com/v1/Widget"]);
 }

@@ -19,7 +19,10 @@ const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 /// leading digit or an empty result prefixed with `_`. `taken` holds the names already used in
 /// the struct; a clash gets a numeric suffix (`name_2`).
 pub fn field(json: &str, taken: &mut BTreeSet<String>) -> String {
-    let mut snake = json.to_snake_case();
+    // An ASCII identifier (serde's derive and rustc want one); the rename keeps the JSON name.
+    let ascii: String =
+        deunicode::deunicode(json).chars().map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' }).collect();
+    let mut snake = ascii.to_snake_case();
     if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
         snake = format!("_{snake}");
     }
@@ -45,10 +48,16 @@ pub fn camel_case_gives(ident: &str, json: &str) -> bool {
     !bare.ends_with('_') && !bare.starts_with('_') && bare.to_lower_camel_case() == json
 }
 
-/// An UpperCamelCase type name from `parts` (`["Certificate", "spec", "secretTemplate"]` →
-/// `CertificateSpecSecretTemplate`), unique among `taken`.
+/// An UpperCamelCase type name from `parts`, the parent type's name (kept as it is spelled:
+/// `HTTPRouteSpec`) and then JSON names (`["HTTPRouteSpec", "parentRefs"]` →
+/// `HTTPRouteSpecParentRefs`), unique among `taken`.
 pub fn type_name(parts: &[&str], taken: &mut BTreeSet<String>) -> String {
-    let mut base: String = parts.iter().map(|p| p.to_upper_camel_case()).collect();
+    let ascii = |p: &str| deunicode::deunicode(p).to_upper_camel_case();
+    let mut base: String = match parts.split_first() {
+        Some((parent, rest)) => std::iter::once(parent.to_string()).chain(rest.iter().map(|p| ascii(p))).collect(),
+        None => String::new(),
+    };
+    base.retain(|c| c.is_ascii_alphanumeric());
     if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
         base = format!("T{base}");
     }
@@ -96,6 +105,7 @@ mod tests {
         assert_eq!(field("3scale", &mut taken), "_3scale");
         assert_eq!(field("secret_name", &mut taken), "secret_name_2");
         assert_eq!(field("$ref", &mut taken), "r#ref");
+        assert_eq!(field("ünï", &mut taken), "uni");
     }
 
     #[test]
@@ -105,6 +115,13 @@ mod tests {
         assert!(!camel_case_gives("tls_ca", "tlsCA"));
         assert!(!camel_case_gives("self_", "self"));
         assert!(!camel_case_gives("secret_name_2", "secret_name"));
+    }
+
+    #[test]
+    fn type_names_keep_the_parent_spelling() {
+        let mut taken = BTreeSet::new();
+        assert_eq!(type_name(&["HTTPRouteSpec", "parentRefs"], &mut taken), "HTTPRouteSpecParentRefs");
+        assert_eq!(type_name(&["HTTPRouteSpec", "parent_refs"], &mut taken), "HTTPRouteSpecParentRefs2");
     }
 
     #[test]

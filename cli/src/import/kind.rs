@@ -64,7 +64,7 @@ pub fn read(crd: &Value, v: &Value, at: &str, types_only: bool) -> anyhow::Resul
         None => {
             kv.types.losses.push(Loss {
                 path: path.clone(),
-                what: "the schema has no `spec` (rop's kinds always have one)".into(),
+                what: "the schema has no `spec`: rop's kinds always have one, and require it".into(),
             });
             let mut s = empty.clone();
             s.insert("type".into(), "object".into());
@@ -105,13 +105,12 @@ pub fn read(crd: &Value, v: &Value, at: &str, types_only: bool) -> anyhow::Resul
         (false, false) => {}
     }
     names(&mut kv, spec);
-    for (key, value) in
-        properties.iter().filter(|(k, _)| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "spec" | "status"))
+    for key in
+        properties.keys().filter(|k| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "spec" | "status"))
     {
-        let _ = value;
         kv.types.losses.push(Loss {
             path: format!("{path}.properties.{key}"),
-            what: "a root property other than apiVersion, kind, metadata, spec and status".into(),
+            what: "a root property other than apiVersion, kind, metadata, spec and status: the regenerated CRD prunes it from stored objects".into(),
         });
     }
     if let Some(meta) = properties.get("metadata").and_then(Value::as_object)
@@ -178,7 +177,9 @@ fn root_keys(kv: &mut KindVersion, mut root: Map<String, Value>, path: &str) {
     if required != ["spec"] {
         kv.types.losses.push(Loss {
             path: format!("{path}.required"),
-            what: format!("the root requires {:?}; rop's kinds require exactly [\"spec\"]", required),
+            what: format!(
+                "the root requires {required:?}; rop's kinds require exactly [\"spec\"], so the regenerated CRD refuses objects without a spec that this one accepts (`rop verify --against` the original lists every such break)"
+            ),
         });
     }
     root.remove("required");

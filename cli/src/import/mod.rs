@@ -101,11 +101,21 @@ pub fn run(root: &Path, cwd: &Path, args: &ImportCrdArgs) -> anyhow::Result<()> 
                 )));
             }
             let (group, domain) = split_group(&kv.group, &project.domain);
+            check_names(kv, &crd.source)?;
             check_project(&project, kv, &group, args.force)?;
-            let mut k = KindNames::new(&project, &group, &kv.version, &kv.kind, &kv.plural);
-            k.full_group = kv.group.clone();
+            // A kind version the project has keeps the layout it was created with.
+            let k = match project.find(&group, &kv.version, &kv.kind) {
+                Some(existing) => KindNames::of(&project, existing),
+                None => {
+                    let mut k = KindNames::new(&project, &group, &kv.version, &kv.kind, &kv.plural);
+                    k.full_group = kv.group.clone();
+                    k
+                }
+            };
             let file = format!("{}/{}.rs", k.api_dir(), k.snake);
-            let text = format_rust(root, &render::file(kv, &header, &crd.source));
+            let shown =
+                Path::new(&crd.source).file_name().map_or(crd.source.clone(), |n| n.to_string_lossy().into_owned());
+            let text = format_rust(root, &render::file(kv, &header, &shown));
             plan.file(&file, text, IfExists::Refuse);
             register(&mut plan, &project, &k, kv, &header)?;
             needs_serde_json |= kv.types.uses.contains("Value");
@@ -151,6 +161,26 @@ fn split_group(full: &str, domain: &str) -> (String, String) {
     }
 }
 
+/// The kind and version become Rust module names: they must be identifiers that are no
+/// keyword, and the kind no name the generated code already uses (as `rop create api` checks).
+fn check_names(kv: &KindVersion, source: &str) -> anyhow::Result<()> {
+    let crd = format!("{}.{}", kv.plural, kv.group);
+    if let Err(e) = crate::names::check_kind(&kv.kind) {
+        bail!(
+            "{source}: {crd}: its kind cannot be imported: {e}; rename the kind in a copy of the CRD to import it under another name"
+        );
+    }
+    let identifier = kv.version.starts_with(|c: char| c.is_ascii_lowercase())
+        && kv.version.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !identifier {
+        bail!(
+            "{source}: {crd}: version {} cannot be imported: rop names a version's Rust module after it, so it must be lower-case letters, digits and `_` (v1, v1beta1); import the other versions with --group-version-kinds",
+            kv.version
+        );
+    }
+    Ok(())
+}
+
 fn check_project(project: &Project, kv: &KindVersion, group: &str, force: bool) -> anyhow::Result<()> {
     if let Some(r) = project.find(group, &kv.version, &kv.kind)
         && r.api.is_some()
@@ -181,6 +211,14 @@ pub fn version_exports(module: &str) -> String {
     format!("mod {module};\npub use {module}::*;")
 }
 
+/// `text` (a version module) without the two lines `rop create api` exports kind `module`
+/// with (`mod memcached;` and `pub use memcached::{...};`), or `None` when it has none.
+fn without_scaffolded_exports(text: &str, module: &str) -> Option<String> {
+    let start = text.find(&format!("mod {module};\npub use {module}::{{"))?;
+    let end = start + text[start..].find("};\n")? + 3;
+    Some(format!("{}{}", &text[..start], &text[end..]))
+}
+
 /// The inserts that make the new module part of the api crate and, unless the types are for
 /// a consumed kind, of the manifests generator and the CRD kustomization.
 fn register(plan: &mut Plan, project: &Project, k: &KindNames, kv: &KindVersion, header: &str) -> anyhow::Result<()> {
@@ -190,6 +228,12 @@ fn register(plan: &mut Plan, project: &Project, k: &KindNames, kv: &KindVersion,
     let version_doc =
         format!("{header}//! Version `{}` of the `{}` API group.\n\n// +rop:scaffold:kinds\n", k.version, k.full_group);
     skip_if_present(plan, &version_mod, version_doc)?;
+    // Types `rop create api` wrote for this kind (replaced with --force) are exported by name.
+    if let Some(current) = plan.current(&version_mod)?
+        && let Some(kept) = without_scaffolded_exports(&current, &k.snake)
+    {
+        plan.edit(&version_mod, kept);
+    }
     inserts.push((version_mod, "kinds", version_exports(&k.snake)));
     let manifests = "api/src/bin/manifests.rs";
     if k.multigroup {
@@ -335,7 +379,7 @@ impl Filter {
 fn read_file(path: &Path, shown: &Path, filters: &[Filter], types_only: bool) -> anyhow::Result<Vec<Imported>> {
     let name = shown.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| UsageError::new(format!("{name}: cannot read it: {e}")))?;
-    let docs = rop_verify::yaml_documents(&text).map_err(|e| UsageError::new(format!("{name}: not YAML: {e}")))?;
+    let docs = rop_verify::yaml_documents(&text).map_err(|e| UsageError::new(format!("{name}: {e}")))?;
     let mut crds = Vec::new();
     let mut others = Vec::new();
     for (index, doc) in docs {
@@ -349,11 +393,10 @@ fn read_file(path: &Path, shown: &Path, filters: &[Filter], types_only: bool) ->
         } else if rop_verify::is_crd(&doc) {
             crds.push((index, doc));
         } else {
-            others.push(format!(
-                "{} {}",
-                doc["apiVersion"].as_str().unwrap_or("?"),
-                doc["kind"].as_str().unwrap_or("?")
-            ));
+            others.push(match (doc["apiVersion"].as_str(), doc["kind"].as_str()) {
+                (Some(api_version), Some(kind)) => format!("{api_version} {kind}"),
+                _ => "a document without apiVersion and kind".to_string(),
+            });
         }
     }
     if crds.is_empty() {

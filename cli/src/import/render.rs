@@ -22,9 +22,10 @@ pub fn file(kv: &KindVersion, header: &str, source: &str) -> String {
         out.push_str("//!\n//! Doc comments are the CRD's descriptions. Edit the types, then run `make manifests`.\n");
     }
     out.push_str(
-        "\n// Descriptions are kept as the CRD wrote them, which is not always the Markdown clippy expects;\n// types follow the schema, nested maps and lists included.\n",
+        "\n// Descriptions are kept as the CRD wrote them, which is not always the Markdown clippy and\n// rustdoc expect; types follow the schema, nested maps and lists included.\n",
     );
-    out.push_str("#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::tabs_in_doc_comments, clippy::type_complexity)]\n\n");
+    out.push_str("#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::tabs_in_doc_comments, clippy::type_complexity)]\n");
+    out.push_str("#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]\n\n");
     let uses = &kv.types.uses;
     if uses.contains("BTreeMap") {
         out.push_str("use std::collections::BTreeMap;\n\n");
@@ -141,7 +142,7 @@ fn attrs(out: &mut String, indent: &str, rop: &[String], schemars: &[String]) {
 
 /// Writes `///` lines for a description; returns the `description = ...` key for
 /// `#[schemars(...)]` instead when doc comments would not give it back exactly (schemars trims
-/// the text and reads a leading `#` as a title).
+/// the text and reads a leading `#` as a title) or rustdoc would read code in it.
 fn doc(out: &mut String, indent: &str, text: Option<&str>) -> Option<String> {
     let text = text?;
     let exact = !text.is_empty()
@@ -149,7 +150,11 @@ fn doc(out: &mut String, indent: &str, text: Option<&str>) -> Option<String> {
         && !text.starts_with('#')
         && !text.contains('\r')
         && text.lines().all(|l| l.trim_end() == l)
-        && !text.contains("*/");
+        && !text.contains("*/")
+        // Rustdoc would run a fenced or indented block as a doctest (`cargo test` fails).
+        && !text.contains("```")
+        && !text.contains("~~~")
+        && !text.lines().any(|l| l.starts_with("    ") || l.starts_with('\t'));
     if exact {
         for line in text.split('\n') {
             if line.is_empty() {

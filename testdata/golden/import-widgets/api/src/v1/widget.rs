@@ -5,13 +5,18 @@
 //!
 //! Doc comments are the CRD's descriptions. Edit the types, then run `make manifests`.
 
-// Descriptions are kept as the CRD wrote them, which is not always the Markdown clippy expects;
-// types follow the schema, nested maps and lists included.
+// Descriptions are kept as the CRD wrote them, which is not always the Markdown clippy and
+// rustdoc expect; types follow the schema, nested maps and lists included.
 #![allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
     clippy::tabs_in_doc_comments,
     clippy::type_complexity
+)]
+#![allow(
+    rustdoc::bare_urls,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags
 )]
 
 use std::collections::BTreeMap;
@@ -90,6 +95,9 @@ pub struct WidgetSpec {
     pub foo_bar: Option<String>,
     #[serde(rename = "foo_bar", default, skip_serializing_if = "Option::is_none")]
     pub foo_bar_2: Option<String>,
+    /// A property name that is not ASCII.
+    #[serde(rename = "größe", default, skip_serializing_if = "Option::is_none")]
+    pub grosse: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[rop(
         raw_schema = r#"{"additionalProperties":{"maxLength":63,"type":"string"}}"#,
@@ -142,6 +150,9 @@ pub struct WidgetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[rop(schemaless, type_ = "number")]
     pub score: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(description = "A script run on delivery, for example:\n```sh\necho delivered\n```")]
+    pub script: Option<String>,
     #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
     pub self_: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

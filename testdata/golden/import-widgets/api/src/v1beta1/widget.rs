@@ -5,13 +5,18 @@
 //!
 //! Doc comments are the CRD's descriptions. Edit the types, then run `make manifests`.
 
-// Descriptions are kept as the CRD wrote them, which is not always the Markdown clippy expects;
-// types follow the schema, nested maps and lists included.
+// Descriptions are kept as the CRD wrote them, which is not always the Markdown clippy and
+// rustdoc expect; types follow the schema, nested maps and lists included.
 #![allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
     clippy::tabs_in_doc_comments,
     clippy::type_complexity
+)]
+#![allow(
+    rustdoc::bare_urls,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags
 )]
 
 use rop::{CustomResource, JsonSchema};
