@@ -169,6 +169,11 @@ pub fn check_kind(kind: &str) -> Result<(), NameError> {
             "kind \"{kind}\" is a name the generated Rust code already uses (from kube, serde or the manager): choose another kind, e.g. {kind}Set"
         )));
     }
+    if PRELUDE_NAMES.contains(&kind) {
+        return Err(NameError(format!(
+            "kind \"{kind}\" is a name of Rust's prelude or of a type the kind's fields use, which the kind's own type would shadow: choose another kind, e.g. {kind}Set"
+        )));
+    }
     let module = kind.to_snake_case();
     if RUST_KEYWORDS.contains(&module.as_str()) {
         return Err(NameError(format!(
@@ -205,6 +210,32 @@ const SCAFFOLD_NAMES: [&str; 24] = [
     "StreamExt",
     "Time",
     "Timestamp",
+];
+
+/// Types of Rust's prelude and the types fields are written with (`rop import crd` writes
+/// `BTreeMap`, `Value` and `IntOrString`): a kind of the same name shadows them in its module.
+const PRELUDE_NAMES: [&str; 21] = [
+    "BTreeMap",
+    "Box",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Default",
+    "Eq",
+    "Err",
+    "From",
+    "IntOrString",
+    "Into",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "PartialEq",
+    "Result",
+    "Some",
+    "String",
+    "Value",
+    "Vec",
 ];
 
 /// Rust keywords (strict and reserved, 2024 edition): a kind whose snake_case form is one
@@ -303,6 +334,7 @@ mod tests {
                     && kind.chars().all(|c| c.is_ascii_alphanumeric());
                 let reserved = ["List", "Status", "Spec", "Object"].contains(&kind.as_str()) || kind.ends_with("List");
                 let clash = SCAFFOLD_NAMES.contains(&kind.as_str())
+                    || PRELUDE_NAMES.contains(&kind.as_str())
                     || RUST_KEYWORDS.contains(&kind.to_snake_case().as_str());
                 prop_assert_eq!(check_kind(&kind).is_ok(), camel && !reserved && !clash);
             }

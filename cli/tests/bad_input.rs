@@ -245,6 +245,12 @@ fn cases() -> Vec<Case> {
             message: "kind \"Condition\" is a name the generated Rust code already uses (from kube, serde or the manager): choose another kind, e.g. ConditionSet",
         },
         Case {
+            args: api(&["Option"]),
+            setup: Project,
+            code: 1,
+            message: "kind \"Option\" is a name of Rust's prelude or of a type the kind's fields use, which the kind's own type would shadow: choose another kind, e.g. OptionSet",
+        },
+        Case {
             args: api(&["Match"]),
             setup: Project,
             code: 1,

@@ -6,13 +6,18 @@
 //! Types of a kind this project uses and does not own: the manifests generator does not list
 //! it, so `rop generate` writes no CRD for it. Doc comments are the CRD's descriptions.
 
-// Descriptions are kept as the CRD wrote them, which is not always the Markdown clippy expects;
-// types follow the schema, nested maps and lists included.
+// Descriptions are kept as the CRD wrote them, which is not always the Markdown clippy and
+// rustdoc expect; types follow the schema, nested maps and lists included.
 #![allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
     clippy::tabs_in_doc_comments,
     clippy::type_complexity
+)]
+#![allow(
+    rustdoc::bare_urls,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags
 )]
 
 use std::collections::BTreeMap;
