@@ -230,6 +230,18 @@ fn memcached_operator_builds_tests_and_validates() {
     );
     assert!(stderr.ends_with("error: 4 generated CRD problems the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"), "{stderr}");
     assert_eq!(std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap(), crd);
+    // A default the API server would refuse names the Rust field and the attributes that set it.
+    let bad_default = original.replace(
+        "    pub size: Option<i32>,\n",
+        "    pub size: Option<i32>,\n    /// Copies, one at least.\n    #[serde(default)]\n    #[schemars(range(min = 1))]\n    pub copies: i32,\n",
+    );
+    std::fs::write(&types, &bad_default).unwrap();
+    let out = common::rop(&dir, &["generate"]);
+    let stderr = common::without_progress(&out.stderr);
+    assert_eq!(
+        stderr,
+        "config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): error[defaults.invalid] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[copies].default: Invalid value: 0:  in body should be greater than or equal to 1 (fix: change the default so that it is valid for its node's schema and the schemas below it)\n  help: the default of spec.copies (in v1alpha1::Memcached) comes from #[rop(default = …)] or #[rop(default_json = …)] on that field, or from #[serde(default)] and its type's Default: change it so the check above holds\nerror: 1 generated CRD problem the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"
+    );
     // Owning Deployments gives the controller the watch and the RBAC it needs, from one line.
     let owning = original.replace(
         "#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",

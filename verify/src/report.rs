@@ -100,28 +100,56 @@ impl Report {
         self.findings.push(finding);
     }
 
+    /// Whether an error recorded so far is one of the kinds that keep the API server from
+    /// evaluating CEL rules on an object (`hasBlockingErr` in apiextensions'
+    /// `pkg/registry/customresource/strategy.go`): a required value, an unsupported (enum)
+    /// value, a value too long or with too many items; type errors are told apart by their
+    /// caller.
+    pub(crate) fn has_blocking_error(&self) -> bool {
+        self.findings.iter().filter(|f| f.is_error()).any(|f| {
+            ["Required value", "Unsupported value:", "Too long:", "Too many:"].iter().any(|p| f.message.starts_with(p))
+        })
+    }
+
     /// Whether an error other than a CEL compile or cost error was reported at `path` or below:
     /// the API server then does not compile the rules at `path`.
     pub(crate) fn has_schema_error_under(&self, path: &str) -> bool {
-        const CEL: &[Rule] = &[
-            Rule::CelSyntax,
-            Rule::CelType,
-            Rule::CelUndefinedField,
-            Rule::CelReturnType,
-            Rule::CelTransitionRule,
-            Rule::CelOptionalOldSelf,
-            Rule::CelCost,
-            Rule::CelCostTotal,
-        ];
-        // A blank messageExpression is a schema error; its compile errors are not.
-        let compile_error = |f: &Finding| {
-            CEL.contains(&f.rule) || (f.rule == Rule::CelMessageExpression && !f.message.starts_with("Required value"))
-        };
+        // Defaults are validated apart from the schema's own checks (and compile the rules
+        // themselves), so their findings do not count.
         self.findings.iter().any(|f| {
             f.is_error()
                 && f.path.strip_prefix(path).is_some_and(|rest| rest.starts_with(['.', '[']))
-                && !compile_error(f)
+                && !is_cel_compile_or_cost(f)
+                && !f.rule.id().starts_with("defaults.")
         })
+    }
+
+    /// Keeps the findings since `mark` (one schema's) in the order of the API server's checks
+    /// (`validateCustomResourceDefinitionValidation`): defaults are validated only in a
+    /// structural schema, and CEL rules are compiled and priced only when every default is
+    /// valid. So `defaults.*` findings go when a `structural.*` error is there, and CEL compile
+    /// and cost findings when a `defaults.*` error is.
+    pub(crate) fn order_default_checks(&mut self, mark: usize) {
+        let errors = |findings: &[Finding], prefix: &str| {
+            findings.iter().any(|f| f.is_error() && f.rule.id().starts_with(prefix))
+        };
+        let mut tail = self.findings.split_off(mark);
+        if errors(&tail, "structural.") {
+            tail.retain(|f| !f.rule.id().starts_with("defaults."));
+        } else if errors(&tail, "defaults.") {
+            tail.retain(|f| !(is_cel_compile_or_cost(f) || f.rule == Rule::LintCelCost));
+        }
+        self.findings.append(&mut tail);
+    }
+
+    /// The findings recorded since `mark`.
+    pub(crate) fn since(&self, mark: usize) -> &[Finding] {
+        &self.findings[mark..]
+    }
+
+    /// Drops the findings that `drop` picks.
+    pub(crate) fn remove(&mut self, drop: impl Fn(&Finding) -> bool) {
+        self.findings.retain(|f| !drop(f));
     }
 
     /// How many findings were recorded so far: a mark for [`Report::set_version_from`].
@@ -142,6 +170,22 @@ impl Report {
     pub(crate) fn into_findings(self) -> Vec<Finding> {
         self.findings
     }
+}
+
+/// Whether `f` is a CEL compile or cost finding (a blank `messageExpression` is a schema
+/// error, its compile errors are not).
+fn is_cel_compile_or_cost(f: &Finding) -> bool {
+    const CEL: &[Rule] = &[
+        Rule::CelSyntax,
+        Rule::CelType,
+        Rule::CelUndefinedField,
+        Rule::CelReturnType,
+        Rule::CelTransitionRule,
+        Rule::CelOptionalOldSelf,
+        Rule::CelCost,
+        Rule::CelCostTotal,
+    ];
+    CEL.contains(&f.rule) || (f.rule == Rule::CelMessageExpression && !f.message.starts_with("Required value"))
 }
 
 /// A JSON value quoted the way the API server prints a bad value: strings in double quotes,

@@ -211,8 +211,8 @@ catalogue! {
     MetadataRootRestricted = "metadata.root-restricted", Error, "R54, R63", "the root metadata schema restricts only name and generateName";
     MetadataFieldType = "metadata.field-type", Error, "R55, R46", "metadata is an object, apiVersion and kind are strings";
     MetadataDefault = "metadata.default", Error, "R56", "no defaults in root metadata/apiVersion/kind or in metadata maps";
-    DefaultsInvalid = "defaults.invalid", Error, "R57", "every default validates against its own node";
-    DefaultsCel = "defaults.cel", Error, "R57", "every default satisfies the x-kubernetes-validations rules of its node and below";
+    DefaultsInvalid = "defaults.invalid", Error, "R57", "every default validates against its node's schema and everything below it, formats and embedded metadata included";
+    DefaultsCel = "defaults.cel", Error, "R57", "every default satisfies the x-kubernetes-validations rules of its node and below, transition rules included, and none fails at run time";
     DefaultsNotPruned = "defaults.not-pruned", Error, "R58", "defaults contain no fields pruning would drop";
     CelRuleRequired = "cel.rule-required", Error, "R64", "every validation rule has a non-blank rule";
     CelMessage = "cel.message", Error, "R65", "message is non-blank and one line; a multi-line rule has a message";

@@ -2,20 +2,15 @@
 //! findings its `# expect: <severity> <rule> <path>` header lines name, and its twin in
 //! `testdata/verify/valid/` (the same CRD with the fix applied) yields no finding at all.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use rop_verify::{RULES, verify_yaml};
 
 fn corpus(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify").join(dir);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    files
+    common::yaml_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify").join(dir))
 }
 
 /// `(severity, rule, path)` of every finding, sorted.

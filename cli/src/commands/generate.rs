@@ -99,6 +99,9 @@ fn check_crds(
             let rust = version.and_then(|v| rust_type(name, v));
             let source = rust.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
             errors += print_finding(&format!("{}{source}", file.path), &finding);
+            if let Some(hint) = default_hint(&finding, rust.as_deref().unwrap_or("the kind")) {
+                eprintln!("  help: {hint}");
+            }
             for hint in bound_hints(&finding, rust.as_deref().unwrap_or("the kind")) {
                 // The total's findings repeat the rule's bounds: each hint once.
                 if hints.insert(hint.clone()) {
@@ -114,6 +117,19 @@ fn check_crds(
         );
     }
     Ok(())
+}
+
+/// For a finding about a `default` (`defaults.*`), the Rust field and the attributes that set
+/// it: `the default of spec.mode (in v1::Widget) comes from #[rop(default = …)] ...`.
+fn default_hint(finding: &rop_verify::Finding, rust_type: &str) -> Option<String> {
+    if !matches!(finding.rule, Rule::DefaultsInvalid | Rule::DefaultsCel | Rule::DefaultsNotPruned) {
+        return None;
+    }
+    let field = rop_verify::compat::field_of(&finding.path)?;
+    Some(format!(
+        "the default of {field} (in {rust_type}) comes from #[rop(default = …)] or #[rop(default_json = …)] on that \
+         field, or from #[serde(default)] and its type's Default: change it so the check above holds"
+    ))
 }
 
 /// For a CEL cost finding, the Rust attribute that bounds each schema node the estimate assumed
@@ -440,5 +456,29 @@ mod tests {
                 "bound the values of the map spec.env (in v1::Widget) with a newtype that carries length(max = …), e.g. `pub struct Value(#[schemars(length(max = 64))] pub String)`",
             ]
         );
+    }
+
+    #[test]
+    fn default_findings_name_the_rust_field() {
+        let schema = "spec.versions[0].schema.openAPIV3Schema.properties[spec]";
+        let finding = |rule, path: String| Finding {
+            severity: Severity::Error,
+            rule,
+            path,
+            version: Some(0),
+            message: String::new(),
+            fix: String::new(),
+            unbounded: vec![],
+        };
+        let child = finding(Rule::DefaultsCel, format!("{schema}.properties[window].default.start"));
+        assert_eq!(
+            super::default_hint(&child, "v1::Widget").as_deref(),
+            Some(
+                "the default of spec.window (in v1::Widget) comes from #[rop(default = …)] or #[rop(default_json = …)] \
+                 on that field, or from #[serde(default)] and its type's Default: change it so the check above holds"
+            )
+        );
+        let other = finding(Rule::CelCost, format!("{schema}.x-kubernetes-validations[0].rule"));
+        assert_eq!(super::default_hint(&other, "v1::Widget"), None);
     }
 }

@@ -1,64 +1,62 @@
 //! `x-kubernetes-validations` on a custom object (`pkg/apiserver/schema/cel/validation.go`):
-//! every rule that does not use `oldSelf` (transition rules run on update only) is evaluated
-//! with `self` bound to the value at its node, as [`super::cel_value`] exposes it. A rule that
-//! evaluates to `false` is a `sample.cel` error with the rule's `messageExpression` result,
-//! `message`, or `failed rule: <rule>`, at the node's path (plus `fieldPath`), with the
-//! `reason`'s error type. A rule the `cel` crate cannot parse or evaluate (a Kubernetes CEL
-//! library it lacks, such as `quantity`, `url`, `ip` or `format`) is a
-//! `sample.cel-unevaluated` warning.
+//! every rule is evaluated with `self` bound to the value at its node, as
+//! [`super::cel_value`] exposes it, and `oldSelf` as [`OldSelf`] says. A rule that evaluates
+//! to `false` is a `sample.cel` error with the rule's `messageExpression` result, `message`,
+//! or `failed rule: <rule>`, at the node's path (plus `fieldPath`), with the `reason`'s error
+//! type. A rule that fails at run time the way cel-go fails too (a missing key, division or
+//! modulus by zero, an index out of range, an integer overflow) is a `sample.cel` error in the
+//! server's words, `<error> evaluating rule: <message or rule>`, at the node. A rule the `cel`
+//! crate cannot parse or evaluate (a Kubernetes CEL library it lacks, such as `quantity`,
+//! `url`, `ip`, `format`, or durations and timestamps) is a `sample.cel-unevaluated` warning.
 //!
 //! The environment is CEL's standard library with the `strings`, `lists` and `math`
-//! extensions and `matches` (RE2-like, through the `regex` crate).
+//! extensions, optional values, and `matches` (RE2-like, through the `regex` crate).
 
 use std::sync::Arc;
 
-use cel::{Context, Env, Program};
+use cel::objects::OptionalValue;
+use cel::{Context, Env, ExecutionError, Program};
 use serde_json::Value;
 
-use super::cel_value::{to_cel, visible};
+use super::cel_value::self_value;
 use super::path::Path;
-use super::prune::additional;
-use crate::report::Report;
+use super::prune::{additional, is_true};
+use crate::report::{Finding, Report};
 use crate::rules::Rule;
 
-/// Evaluates every rule of `root` and its descendants on `object` (pruned and defaulted).
-pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) {
-    let mut env = Env::stdlib();
-    for extension in [cel::extensions::strings, cel::extensions::lists, cel::extensions::math] {
-        if env.add_extension(extension).is_err() {
-            continue;
-        }
-    }
-    let env = Arc::new(env);
-    node(&env, object, root, &Path::default(), true, report);
+/// What `oldSelf` is bound to (the server's `validationActivationWithOldSelf`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OldSelf {
+    /// No old object, as on create: rules that use `oldSelf` are skipped, except those with
+    /// `optionalOldSelf: true`, which see `oldSelf` as `optional.none()`.
+    Absent,
+    /// An old object equal to the new one wherever the two correlate (object properties, map
+    /// values, items of `x-kubernetes-list-type: map` lists; not other list items, which are
+    /// [`OldSelf::Absent`]): how the server checks a `default` first, so transition rules run
+    /// with `oldSelf == self`.
+    Unchanged,
 }
 
-/// Why the rules of `schema` and the schemas below it refuse `value` as a `default` (the API
-/// server evaluates them on every default, apiextensions' "defaults must validate"), in the
-/// server's words; `None` when they pass or cannot be evaluated here.
-pub(crate) fn refuse_default(value: &Value, schema: &Value) -> Option<String> {
-    let mut report = Report::default();
-    let mut env = Env::stdlib();
-    for extension in [cel::extensions::strings, cel::extensions::lists, cel::extensions::math] {
-        if env.add_extension(extension).is_err() {
-            continue;
-        }
-    }
-    node(&Arc::new(env), value, schema, &Path::default(), false, &mut report);
-    report.into_findings().into_iter().find_map(|f| match f.rule {
-        Rule::SampleCel => Some(f.message),
-        // A field the rule reads and the default lacks: the server refuses it with an
-        // evaluation error, `no such key: <field> evaluating rule: <rule>`.
-        Rule::SampleCelUnevaluated => {
-            let (_, key) = f.message.split_once("No such key: ")?;
-            let key = key.split(';').next()?;
-            let rule = f.message.strip_prefix("rule ")?.split(" cannot be evaluated").next()?;
-            let rule: String = serde_json::from_str(rule).ok()?;
-            let shown = schema.get("type").and_then(Value::as_str).unwrap_or("object");
-            Some(format!("Invalid value: {shown:?}: no such key: {key} evaluating rule: {rule}"))
-        }
-        _ => None,
-    })
+/// Evaluates every rule of `root` and its descendants on `object` (pruned and defaulted), as on
+/// create.
+pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) {
+    node(&env(), object, root, &Path::default(), true, OldSelf::Absent, report);
+}
+
+/// The errors the rules of `schema` and of the schemas below it give for `value` as that
+/// node's `default` (apiextensions' `ValidateDefaults`): the rules run with `oldSelf` equal to
+/// the default, then, only if none failed, once more as on create. Paths are relative to the
+/// default (`(root)` for the default itself); only errors are returned.
+pub(crate) fn default_errors(value: &Value, schema: &Value) -> Vec<Finding> {
+    let env = env();
+    let resource = is_true(schema, "x-kubernetes-embedded-resource");
+    let errors = |old| {
+        let mut report = Report::default();
+        node(&env, value, schema, &Path::default(), resource, old, &mut report);
+        report.into_findings().into_iter().filter(Finding::is_error).collect::<Vec<_>>()
+    };
+    let unchanged = errors(OldSelf::Unchanged);
+    if unchanged.is_empty() { errors(OldSelf::Absent) } else { unchanged }
 }
 
 /// Whether `schema` or any schema below it has `x-kubernetes-validations`.
@@ -70,14 +68,30 @@ pub(crate) fn has_rules(schema: &Value) -> bool {
     }
 }
 
-fn node(env: &Arc<Env>, value: &Value, schema: &Value, path: &Path, resource: bool, report: &mut Report) {
+fn env() -> Arc<Env> {
+    let mut env = Env::stdlib();
+    for extension in [cel::extensions::strings, cel::extensions::lists, cel::extensions::math] {
+        if env.add_extension(extension).is_err() {
+            continue;
+        }
+    }
+    Arc::new(env)
+}
+
+fn node(env: &Arc<Env>, value: &Value, schema: &Value, path: &Path, resource: bool, old: OldSelf, report: &mut Report) {
     if value.is_null() {
         return;
     }
-    if let Some(rules) = schema.get("x-kubernetes-validations").and_then(Value::as_array) {
-        let this = to_cel(&visible(value, schema, resource));
+    let this = || self_value(value, schema, resource);
+    let branches = schema.get("allOf").and_then(Value::as_array).into_iter().flatten();
+    // Rules inside `allOf` branches run too, on the value as the node's own schema shows it.
+    let rule_lists = std::iter::once(schema).chain(branches).filter_map(|s| s.get("x-kubernetes-validations"));
+    let mut bound = None;
+    for rules in rule_lists.filter_map(Value::as_array) {
+        let this = bound.get_or_insert_with(this);
+        let site = Site { value, this, schema, path };
         for rule in rules {
-            evaluate(env, rule, &this, schema, path, report);
+            evaluate(env, rule, &site, old, report);
         }
     }
     match value {
@@ -87,17 +101,24 @@ fn node(env: &Arc<Env>, value: &Value, schema: &Value, path: &Path, resource: bo
                 if resource && key == "metadata" {
                     continue;
                 }
-                if let Some(prop) = props.and_then(|p| p.get(key)) {
-                    node(env, child, prop, &path.field(key), false, report);
-                } else if let Some(values) = additional(schema) {
-                    node(env, child, values, &path.field(key), false, report);
+                // A map value's path names its key as `[key]` (`fldPath.Key`).
+                let child_at = match props.and_then(|p| p.get(key)) {
+                    Some(prop) => Some((prop, path.field(key))),
+                    None => additional(schema).map(|values| (values, path.key(key))),
+                };
+                if let Some((child_schema, child_path)) = child_at {
+                    let embedded = is_true(child_schema, "x-kubernetes-embedded-resource");
+                    node(env, child, child_schema, &child_path, embedded, old, report);
                 }
             }
         }
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
+                let map_list = schema.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("map");
+                let old = if map_list { old } else { OldSelf::Absent };
+                let embedded = is_true(item_schema, "x-kubernetes-embedded-resource");
                 for (i, item) in items.iter().enumerate() {
-                    node(env, item, item_schema, &path.index(i), false, report);
+                    node(env, item, item_schema, &path.index(i), embedded, old, report);
                 }
             }
         }
@@ -105,56 +126,167 @@ fn node(env: &Arc<Env>, value: &Value, schema: &Value, path: &Path, resource: bo
     }
 }
 
-fn run(env: &Arc<Env>, source: &str, this: &cel::Value) -> Result<cel::Value, String> {
-    let program = env.compile(source).map_err(|e| format!("cannot be parsed: {e}"))?;
-    let mut context = Context::with_env(Arc::clone(env));
-    context.add_variable_from_value("self", this.clone());
-    program.execute(&context).map_err(|e| format!("cannot be evaluated: {e}"))
+/// Why a rule gave no verdict.
+enum Failure {
+    /// cel-go fails the same way at run time; the server's words for it (`no such key: x`).
+    AsServer(String),
+    /// No overload for the values' run-time types: cel-go meets this only where the types were
+    /// not known when the rule was compiled (an int-or-string value).
+    NoOverload,
+    /// The `cel` crate cannot parse or evaluate it here; what it said.
+    Unsupported(String),
 }
 
-fn evaluate(env: &Arc<Env>, rule: &Value, this: &cel::Value, schema: &Value, path: &Path, report: &mut Report) {
-    let Some(source) = rule.get("rule").and_then(Value::as_str) else { return };
-    if Program::compile(source).is_ok_and(|p| p.references().has_variable("oldSelf")) {
-        return;
+/// cel-go's words for a run-time error the `cel` crate raises in the same situation; `None`
+/// for errors that mean the crate lacks something cel-go has.
+fn server_words(error: &ExecutionError) -> Option<String> {
+    match error {
+        ExecutionError::NoSuchKey(key) => Some(format!("no such key: {key}")),
+        ExecutionError::DivisionByZero(_) => Some("division by zero".into()),
+        ExecutionError::RemainderByZero(_) => Some("modulus by zero".into()),
+        ExecutionError::IndexOutOfBounds(cel::Value::Int(i)) => Some(format!("index out of bounds: {i}")),
+        ExecutionError::IndexOutOfBounds(cel::Value::UInt(i)) => Some(format!("index out of bounds: {i}")),
+        ExecutionError::Overflow(_, cel::Value::Int(_), cel::Value::Int(_)) => Some("integer overflow".into()),
+        ExecutionError::Overflow(_, cel::Value::UInt(_), cel::Value::UInt(_)) => {
+            Some("unsigned integer overflow".into())
+        }
+        ExecutionError::FunctionError { function, message } => {
+            let conversion = |to: &str| Some(format!("type conversion error from 'string' to '{to}'"));
+            match (function.as_str(), message.as_str()) {
+                ("int", m) if m.contains("parse error") => conversion("int"),
+                ("double", m) if m.contains("parse error") => conversion("double"),
+                ("duration", m) if m.starts_with("Parsing Error") => conversion("google.protobuf.Duration"),
+                ("timestamp", _) => conversion("google.protobuf.Timestamp"),
+                ("int" | "uint", m @ ("integer overflow" | "unsigned integer overflow")) => Some(m.to_string()),
+                ("value", m @ "optional.none() dereference") => Some(m.to_string()),
+                ("charAt" | "format" | "substring", m) if m.starts_with("index ") => Some(m.to_string()),
+                _ => None,
+            }
+        }
+        _ => None,
     }
+}
+
+fn run(env: &Arc<Env>, source: &str, this: &cel::Value, old: Option<&cel::Value>) -> Result<cel::Value, Failure> {
+    let program = env.compile(source).map_err(|e| Failure::Unsupported(format!("cannot be parsed: {e}")))?;
+    let mut context = Context::with_env(Arc::clone(env));
+    context.add_variable_from_value("self", this.clone());
+    if let Some(old) = old {
+        context.add_variable_from_value("oldSelf", old.clone());
+    }
+    program.execute(&context).map_err(|e| match server_words(&e) {
+        Some(words) => Failure::AsServer(words),
+        None if matches!(e, ExecutionError::NoSuchOverload(_) | ExecutionError::ValuesNotComparable(..)) => {
+            Failure::NoOverload
+        }
+        None => Failure::Unsupported(format!("cannot be evaluated: {e}")),
+    })
+}
+
+/// The node a rule runs at: its value as JSON and as CEL's `self`, its schema and its path.
+struct Site<'a> {
+    value: &'a Value,
+    this: &'a cel::Value,
+    schema: &'a Value,
+    path: &'a Path,
+}
+
+fn evaluate(env: &Arc<Env>, rule: &Value, site: &Site<'_>, old: OldSelf, report: &mut Report) {
+    let Site { value, this, schema, path } = *site;
+    let Some(source) = rule.get("rule").and_then(Value::as_str) else { return };
+    let uses_old_self = Program::compile(source).is_ok_and(|p| p.references().has_variable("oldSelf"));
+    let optional = rule.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
+    let old_self = match (uses_old_self, optional, old) {
+        (false, ..) => None,
+        (true, false, OldSelf::Absent) => return,
+        (true, false, OldSelf::Unchanged) => Some(this.clone()),
+        (true, true, OldSelf::Absent) => Some(cel::Value::Opaque(Arc::new(OptionalValue::none()))),
+        (true, true, OldSelf::Unchanged) => Some(cel::Value::Opaque(Arc::new(OptionalValue::of(this.clone())))),
+    };
     let at = match rule.get("fieldPath").and_then(Value::as_str) {
         Some(field_path) => field_path_of(path, field_path),
         None => path.to_string(),
     };
-    let unevaluated = |report: &mut Report, why: String| {
-        report.add(
-            Rule::SampleCelUnevaluated,
-            at.clone(),
-            format!("rule {source:?} {why}; the API server evaluates it on create"),
-            "check this rule against a cluster (kubectl apply --dry-run=server)",
-        );
+    let node_type = schema.get("type").and_then(Value::as_str).unwrap_or("");
+    // An int-or-string value of another JSON type (a default may be one) fails as soon as a
+    // rule reads it.
+    let bad_int_or_string = is_true(schema, "x-kubernetes-int-or-string")
+        && !(value.is_string() || value.is_i64() || value.is_u64())
+        && Program::compile(source).is_ok_and(|p| p.references().has_variable("self"));
+    let outcome = if bad_int_or_string {
+        Err(Failure::AsServer("invalid data, expected XIntOrString value to be either a string or integer".into()))
+    } else {
+        run(env, source, this, old_self.as_ref())
     };
-    let passed = match run(env, source, this) {
+    let passed = match outcome {
         Ok(cel::Value::Bool(b)) => b,
-        Ok(other) => return unevaluated(report, format!("evaluated to {other:?}, not a bool")),
-        Err(why) => return unevaluated(report, why),
+        Ok(other) => return unevaluated(report, &at, source, format!("evaluated to {other:?}, not a bool")),
+        Err(Failure::Unsupported(why)) => return unevaluated(report, &at, source, why),
+        Err(Failure::NoOverload) if is_true(schema, "x-kubernetes-int-or-string") => {
+            let text = format!(
+                "Invalid value: \"\": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                rule_error_string(rule, source)
+            );
+            return report.add(
+                Rule::SampleCel,
+                path.to_string(),
+                text,
+                "change the value so that the rule can be evaluated",
+            );
+        }
+        Err(Failure::NoOverload) => {
+            return unevaluated(report, &at, source, "cannot be evaluated: no overload for these values".into());
+        }
+        Err(Failure::AsServer(words)) => {
+            let text =
+                format!("Invalid value: {node_type:?}: {words} evaluating rule: {}", rule_error_string(rule, source));
+            return report.add(
+                Rule::SampleCel,
+                path.to_string(),
+                text,
+                "change the value so that the rule can be evaluated",
+            );
+        }
     };
     if passed {
         return;
     }
+    let message_old = (uses_old_self && old == OldSelf::Unchanged).then(|| this.clone());
     let message = rule
         .get("messageExpression")
         .and_then(Value::as_str)
-        .and_then(|expr| match run(env, expr, this) {
+        // The message runs with the rule's plain activation: `oldSelf` is never optional there.
+        .and_then(|expr| match run(env, expr, this, message_old.as_ref()) {
             Ok(cel::Value::String(s)) if !s.trim().is_empty() => Some(s.to_string()),
             _ => None,
         })
         .or_else(|| rule.get("message").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_else(|| format!("failed rule: {}", source.trim()));
-    let shown = schema.get("type").and_then(Value::as_str).unwrap_or("object");
+    let shown = if node_type.is_empty() { "object" } else { node_type };
     let text = match rule.get("reason").and_then(Value::as_str) {
         Some("FieldValueForbidden") => format!("Forbidden: {message}"),
         Some("FieldValueRequired") => format!("Required value: {message}"),
         Some("FieldValueDuplicate") => format!("Duplicate value: {shown:?}: {message}"),
-        // Kubernetes 1.37 leaves the value out of a failed rule's message.
-        _ => format!("Invalid value: {message}"),
+        // The value is left out for objects and lists (`field.OmitValueType`).
+        _ if matches!(node_type, "object" | "array") => format!("Invalid value: {message}"),
+        _ => format!("Invalid value: {}: {message}", super::messages::quote(value)),
     };
     report.add(Rule::SampleCel, at, text, "change the object so that the rule holds");
+}
+
+/// How the server names a rule in a run-time error (`ruleErrorString`): its message if it has
+/// one, else the rule.
+fn rule_error_string<'a>(rule: &'a Value, source: &'a str) -> &'a str {
+    rule.get("message").and_then(Value::as_str).filter(|m| !m.trim().is_empty()).unwrap_or(source).trim()
+}
+
+fn unevaluated(report: &mut Report, at: &str, source: &str, why: String) {
+    report.add(
+        Rule::SampleCelUnevaluated,
+        at,
+        format!("rule {source:?} {why}; the API server evaluates it on create"),
+        "check this rule against a cluster (kubectl apply --dry-run=server)",
+    );
 }
 
 /// The path of a rule's `fieldPath` (`.a.b`, `.m['k.1']`) below the node at `path`.
@@ -230,5 +362,51 @@ mod tests {
         validate(&json!({"n": 5}), &schema, &mut report);
         let f = &report.into_findings()[0];
         assert_eq!((f.path.as_str(), f.message.as_str()), ("n", "Forbidden: n is 5"));
+    }
+
+    #[test]
+    fn defaults_run_transition_rules_then_as_on_create() {
+        let on = |rule: Value| json!({"type": "integer", "x-kubernetes-validations": [rule]});
+        let messages = |schema: Value| -> Vec<String> {
+            default_errors(&json!(5), &schema).into_iter().map(|f| f.message).collect()
+        };
+        assert_eq!(messages(on(json!({"rule": "self == oldSelf"}))), Vec::<String>::new());
+        assert_eq!(messages(on(json!({"rule": "self > oldSelf"}))), ["Invalid value: 5: failed rule: self > oldSelf"]);
+        let optional = |rule: &str| on(json!({"rule": rule, "optionalOldSelf": true}));
+        assert_eq!(
+            messages(optional("!oldSelf.hasValue()")),
+            ["Invalid value: 5: failed rule: !oldSelf.hasValue()"],
+            "the first run binds oldSelf"
+        );
+        assert_eq!(
+            messages(optional("oldSelf.hasValue()")),
+            ["Invalid value: 5: failed rule: oldSelf.hasValue()"],
+            "the second run has no old object"
+        );
+    }
+
+    #[test]
+    fn run_time_errors_are_the_servers() {
+        let errors = |schema: Value, value: Value| -> Vec<String> {
+            default_errors(&value, &schema).into_iter().map(|f| f.message).collect()
+        };
+        let object = json!({"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.x > 0"}, {"rule": "10 / self.y == 1", "message": "y divides"}]});
+        assert_eq!(
+            errors(object, json!({"y": 0})),
+            [
+                "Invalid value: \"object\": no such key: x evaluating rule: self.x > 0",
+                "Invalid value: \"object\": division by zero evaluating rule: y divides",
+            ]
+        );
+        let list = json!({"type": "array", "items": {"type": "integer"}, "x-kubernetes-validations": [{"rule": "self[2] == 1"}]});
+        assert_eq!(
+            errors(list, json!([1])),
+            ["Invalid value: \"array\": index out of bounds: 2 evaluating rule: self[2] == 1"]
+        );
+        let duration = json!({"type": "string", "format": "duration",
+            "x-kubernetes-validations": [{"rule": "self <= duration('1h')"}]});
+        assert_eq!(errors(duration.clone(), json!("30m")), Vec::<String>::new());
+        assert_eq!(errors(duration, json!("2h")), ["Invalid value: \"2h\": failed rule: self <= duration('1h')"]);
     }
 }

@@ -51,6 +51,7 @@
 mod cel;
 mod cel_value;
 mod defaults;
+mod embedded;
 mod formats;
 mod listtype;
 mod messages;
@@ -60,6 +61,7 @@ mod path;
 mod prune;
 
 mod schema;
+mod strfmt;
 mod target;
 
 use serde_json::Value;
@@ -69,10 +71,59 @@ use crate::report::Finding;
 use crate::report::Report;
 use crate::rules::Rule;
 
-/// Why the CEL rules of `schema` (a node of a CRD's schema) refuse `default` as its default, in
-/// the API server's words, or `None`; used by the CRD check `defaults.cel`.
-pub(crate) fn refuse_default_by_rules(default: &Value, schema: &Value) -> Option<String> {
-    cel::refuse_default(default, schema)
+pub(crate) use path::ROOT;
+
+/// The errors the API server finds in `default` as the `default` of the schema node `schema`
+/// (apiextensions' `ValidateDefaults`, after its pruning check), in its order, each step only
+/// when the one before found nothing:
+///
+/// 1. an embedded resource's type and object metadata ([`embedded`]), as `defaults.invalid`;
+/// 2. the node's OpenAPI schema with everything below it, formats included, as
+///    `sample.schema` findings; `x-kubernetes-int-or-string` alone does not constrain the type
+///    (a default is checked against the node's structural schema, where only an explicit
+///    `anyOf` does);
+/// 3. the CEL rules at and below the node ([`cel::default_errors`]), as `sample.cel`.
+///
+/// Paths are relative to the default (`(root)` for the default itself, then `x`, `[0].x`);
+/// messages name the default itself `""`, as the server's do.
+pub(crate) fn default_errors(default: &Value, schema: &Value) -> Vec<Finding> {
+    let mut report = Report::default();
+    let resource = schema.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
+    embedded::check(default, schema, &path::Path::default(), resource, Rule::DefaultsInvalid, &mut report);
+    let mut found = report.into_findings();
+    if found.is_empty() {
+        let mut report = Report::default();
+        schema::validate_named(default, &without_int_or_string(schema), "", &mut report);
+        found = report.into_findings();
+    }
+    if found.is_empty() {
+        found = cel::default_errors(default, schema);
+    }
+    found
+}
+
+/// The errors in the type and object metadata of `object`, an embedded resource (apiextensions'
+/// `objectmeta.Validate`), with paths relative to it (`metadata.name`, `kind`).
+pub(crate) fn embedded_resource_errors(object: &Value) -> Vec<Finding> {
+    let mut report = Report::default();
+    let schema =
+        serde_json::json!({"x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true});
+    embedded::check(object, &schema, &path::Path::default(), true, Rule::DefaultsInvalid, &mut report);
+    report.into_findings()
+}
+
+/// `schema` without its `x-kubernetes-int-or-string` markers.
+fn without_int_or_string(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| *k != "x-kubernetes-int-or-string")
+                .map(|(k, v)| (k.clone(), without_int_or_string(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_int_or_string).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Validates one custom object against `crd` (an `apiextensions.k8s.io/v1`
@@ -94,8 +145,10 @@ pub fn validate_object(crd: &Value, object: &Value) -> Vec<Finding> {
     name::generate(&mut object);
     prune::prune(&mut object, root, &mut report);
     defaults::apply(&mut object, root);
-    let blocking = schema::validate(&object, root, &mut report);
+    embedded::check(&object, root, &path::Path::default(), false, Rule::SampleSchema, &mut report);
+    let type_error = schema::validate(&object, root, &mut report);
     listtype::check(&object, root, &mut report);
+    let blocking = type_error || report.has_blocking_error();
     if blocking && cel::has_rules(root) {
         report.add(
             Rule::SampleCelUnevaluated,

@@ -24,6 +24,10 @@ const DROPPED: &[&str] = &["format", "default", "description", "example", "exter
 /// (`schema::GoPattern`), not JSON Schema's.
 pub(crate) const GO_PATTERN: &str = "x-rop-go-pattern";
 
+/// The keyword `multipleOf` is renamed to: checked as kube-openapi does (`schema::GoMultipleOf`),
+/// which truncates the factor to an integer for an integer value.
+pub(crate) const GO_MULTIPLE_OF: &str = "x-rop-go-multiple-of";
+
 /// The JSON Schema equivalent of the Kubernetes schema `node`.
 pub(crate) fn convert(node: &Value) -> Value {
     let Some(map) = node.as_object() else { return json!({}) };
@@ -41,7 +45,11 @@ pub(crate) fn convert(node: &Value) -> Value {
             "allOf" | "anyOf" | "oneOf" => Value::Array(value.as_array().into_iter().flatten().map(convert).collect()),
             _ => value.clone(),
         };
-        let key = if key == "pattern" { GO_PATTERN } else { key.as_str() };
+        let key = match key.as_str() {
+            "pattern" => GO_PATTERN,
+            "multipleOf" => GO_MULTIPLE_OF,
+            other => other,
+        };
         out.insert(key.to_string(), converted);
     }
     let nullable = is_true(node, "nullable");

@@ -39,6 +39,11 @@ impl Path {
         Path(steps)
     }
 
+    /// Whether this is the path of the value itself.
+    pub(crate) fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// The path of `pointer` (a JSON pointer such as `/spec/items/0`) into `value`: a number
     /// is a list index only where the value there is a list.
     pub(crate) fn from_pointer(value: &serde_json::Value, pointer: &str) -> Path {

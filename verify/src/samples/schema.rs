@@ -47,15 +47,83 @@ fn go_pattern<'a>(
     }
 }
 
+/// `multipleOf` as kube-openapi checks it: an integer value against the factor truncated to an
+/// integer (a factor below 1 is then an error of the schema, `factor MultipleOf declared for
+/// <field> must be positive: 0`), a fractional value by float division.
+struct GoMultipleOf {
+    factor: f64,
+}
+
+/// The start of the message for a factor that truncates to zero or less.
+const FACTOR_NOT_POSITIVE: &str = "factor MultipleOf declared for";
+
+impl<'i> jsonschema::Keyword<'i> for GoMultipleOf {
+    fn validate(&self, instance: &'i Value) -> Result<(), jsonschema::ValidationError<'i>> {
+        let Some(n) = instance.as_number() else { return Ok(()) };
+        if n.is_i64() || n.is_u64() {
+            let factor = self.factor.trunc();
+            if factor <= 0.0 {
+                return Err(jsonschema::ValidationError::custom(format!("{FACTOR_NOT_POSITIVE} {}", factor as i64)));
+            }
+        }
+        if self.is_valid(instance) {
+            Ok(())
+        } else {
+            Err(jsonschema::ValidationError::custom(format!("should be a multiple of {}", number(&self.factor.into()))))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        let Some(n) = instance.as_number() else { return true };
+        match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => {
+                let factor = self.factor.trunc() as i64;
+                factor > 0 && i % factor == 0
+            }
+            (None, Some(x)) => (x / self.factor).fract() == 0.0,
+            _ => true,
+        }
+    }
+}
+
+fn go_multiple_of<'a>(
+    _parent: &'a serde_json::Map<String, Value>,
+    value: &'a Value,
+    _path: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>> {
+    Ok(Box::new(GoMultipleOf { factor: value.as_f64().unwrap_or(1.0) }))
+}
+
+/// `value` with every integral number below 2^53 written as an integer: kube-openapi's type
+/// check takes `5.0` for an integer (a larger float is a `number`).
+fn integral(value: &Value) -> Value {
+    match value {
+        Value::Number(n) if n.is_f64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => Value::from(f as i64),
+            _ => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(integral).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), integral(v))).collect()),
+        other => other.clone(),
+    }
+}
+
 /// Validates `object` against the version's `openAPIV3Schema` `root`. Returns whether a type
 /// error was found: the API server then skips the CEL rules.
 pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) -> bool {
+    validate_named(object, root, super::path::ROOT, report)
+}
+
+/// [`validate`], with `root_name` for the value itself in the messages' `<name> in body`: the
+/// API server names a `default` checked on its own `""`.
+pub(crate) fn validate_named(object: &Value, root: &Value, root_name: &str, report: &mut Report) -> bool {
     let converted = super::openapi::convert(root);
     let validator = match jsonschema::options()
         .with_draft(jsonschema::Draft::Draft4)
         .should_validate_formats(false)
         .with_pattern_options(jsonschema::PatternOptions::regex())
         .with_keyword(super::openapi::GO_PATTERN, go_pattern)
+        .with_keyword(super::openapi::GO_MULTIPLE_OF, go_multiple_of)
         .build(&converted)
     {
         Ok(v) => v,
@@ -69,14 +137,51 @@ pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) -> boo
             return true;
         }
     };
+    let object = &integral(object);
+    let errors = Errors { converted: &converted, object, root_name };
     let mut type_error = false;
+    let mut all_of_failed: Vec<String> = Vec::new();
     for error in validator.iter_errors(object) {
-        let path = Path::from_pointer(object, error.instance_path().as_str());
+        type_error |= matches!(error.kind(), Kind::Type { .. });
+        // A branch of an `allOf` failed: kube-openapi says so once for the node, besides the
+        // branch's own error.
+        if error.schema_path().as_str().contains("/allOf/") {
+            let path = Path::from_pointer(object, error.instance_path().as_str());
+            let at = path.to_string();
+            if !all_of_failed.contains(&at) {
+                let p = if path.is_root() { root_name.to_string() } else { at.clone() };
+                report.add(RULE, at.clone(), junctor(&p, "must validate all the schemas (allOf)"), FIX);
+                all_of_failed.push(at);
+            }
+        }
+        for (at, message) in errors.describe(&error) {
+            report.add(RULE, at, message, FIX);
+        }
+    }
+    super::formats::check(object, root, root_name, report);
+    type_error
+}
+
+/// What the errors of one validation are about: the converted schema, the object, and the name
+/// of the object itself in messages.
+struct Errors<'a> {
+    converted: &'a Value,
+    object: &'a Value,
+    root_name: &'a str,
+}
+
+impl Errors<'_> {
+    /// `error` as the API server's field errors, `(path, message)`: one, or for an `anyOf`
+    /// the closest branch's errors and then the summary.
+    fn describe(&self, error: &jsonschema::ValidationError<'_>) -> Vec<(String, String)> {
+        let path = Path::from_pointer(self.object, error.instance_path().as_str());
         let value = error.instance().as_ref();
-        let p = path.to_string();
-        let (at, message) = match error.kind() {
+        let p = self.name(&path);
+        let at = path.to_string();
+        let converted = self.converted;
+        let mut out = Vec::new();
+        let described = match error.kind() {
             Kind::Type { .. } => {
-                type_error = true;
                 let keyword = error.schema_path().as_str();
                 let node = keyword.strip_suffix("/type").and_then(|s| converted.pointer(s));
                 let expected = match node.and_then(|n| n.get("type")) {
@@ -87,55 +192,87 @@ pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) -> boo
                     _ => String::new(),
                 };
                 let actual = Value::String(type_name(value).to_string());
-                (p.clone(), in_body(&p, &actual, &format!("must be of type {expected}: {}", quote(&actual))))
+                (at, in_body(&p, &actual, &format!("must be of type {expected}: {}", quote(&actual))))
             }
             Kind::Required { property } => {
                 let field = path.field(property.as_str().unwrap_or_default()).to_string();
                 (field, "Required value".to_string())
             }
-            Kind::Enum { options } => (p, unsupported(value, options.as_array().map(Vec::as_slice).unwrap_or(&[]))),
+            Kind::Enum { options } => (at, unsupported(value, options.as_array().map(Vec::as_slice).unwrap_or(&[]))),
             Kind::Minimum { limit } => {
-                (p.clone(), in_body(&p, value, &format!("should be greater than or equal to {}", number(limit))))
+                (at, in_body(&p, value, &format!("should be greater than or equal to {}", number(limit))))
             }
             Kind::ExclusiveMinimum { limit } => {
-                (p.clone(), in_body(&p, value, &format!("should be greater than {}", number(limit))))
+                (at, in_body(&p, value, &format!("should be greater than {}", number(limit))))
             }
             Kind::Maximum { limit } => {
-                (p.clone(), in_body(&p, value, &format!("should be less than or equal to {}", number(limit))))
+                (at, in_body(&p, value, &format!("should be less than or equal to {}", number(limit))))
             }
             Kind::ExclusiveMaximum { limit } => {
-                (p.clone(), in_body(&p, value, &format!("should be less than {}", number(limit))))
+                (at, in_body(&p, value, &format!("should be less than {}", number(limit))))
             }
             Kind::MultipleOf { multiple_of } => {
                 let m = number(&serde_json::json!(multiple_of));
-                (p.clone(), in_body(&p, value, &format!("should be a multiple of {m}")))
+                (at, in_body(&p, value, &format!("should be a multiple of {m}")))
             }
-            Kind::MaxLength { limit } => (p, format!("Too long: may not be more than {limit} bytes")),
-            Kind::MinLength { limit } => {
-                (p.clone(), in_body(&p, value, &format!("should be at least {limit} chars long")))
+            Kind::MaxLength { limit } => (at, format!("Too long: may not be more than {limit} bytes")),
+            Kind::MinLength { limit } => (at, in_body(&p, value, &format!("should be at least {limit} chars long"))),
+            Kind::Pattern { pattern } => (at, in_body(&p, value, &format!("should match '{pattern}'"))),
+            Kind::Custom { message, .. } if message.starts_with(FACTOR_NOT_POSITIVE) => {
+                let factor = message.rsplit(' ').next().unwrap_or("0");
+                (at, format!("Invalid value: {factor}: {FACTOR_NOT_POSITIVE} {p} must be positive: {factor}"))
             }
-            Kind::Pattern { pattern } => (p.clone(), in_body(&p, value, &format!("should match '{pattern}'"))),
-            Kind::Custom { message, .. } => (p.clone(), in_body(&p, value, message)),
-            Kind::MaxItems { limit } => (p, format!("Too many: {}: must have at most {limit} items", len(value))),
+            Kind::Custom { message, .. } => (at, in_body(&p, value, message)),
+            Kind::MaxItems { limit } => (at, too_many(value, *limit)),
             Kind::MinItems { limit } => {
-                (p.clone(), format!("Invalid value: {}: {p} in body should have at least {limit} items", len(value)))
+                (at, format!("Invalid value: {}: {p} in body should have at least {limit} items", len(value)))
             }
-            Kind::MaxProperties { limit } => (p, format!("Too many: {}: must have at most {limit} items", len(value))),
-            Kind::MinProperties { limit } => (
-                p.clone(),
-                format!("Invalid value: {}: {p} in body should have at least {limit} properties", len(value)),
-            ),
-            Kind::AnyOf { .. } => (p.clone(), in_body(&p, value, "must validate at least one schema (anyOf)")),
+            Kind::MaxProperties { limit } => (at, too_many(value, *limit)),
+            Kind::MinProperties { limit } => {
+                (at, format!("Invalid value: {}: {p} in body should have at least {limit} properties", len(value)))
+            }
+            Kind::AnyOf { context } => {
+                // kube-openapi adds the errors of the branch that came closest.
+                let closest = context.iter().min_by_key(|errors| errors.len());
+                for error in closest.into_iter().flatten() {
+                    out.extend(self.describe(error));
+                }
+                (at, junctor(&p, "must validate at least one schema (anyOf)"))
+            }
             Kind::OneOfNotValid { .. } | Kind::OneOfMultipleValid { .. } => {
-                (p.clone(), in_body(&p, value, "must validate one and only one schema (oneOf)"))
+                (at, junctor(&p, "must validate one and only one schema (oneOf)"))
             }
-            Kind::Not { .. } => (p.clone(), in_body(&p, value, "must not validate the schema (not)")),
-            _ => (p.clone(), format!("Invalid value: {}: {error}", quote(value))),
+            Kind::Not { .. } => (at, junctor(&p, "must not validate the schema (not)")),
+            _ => (at, format!("Invalid value: {}: {error}", quote(value))),
         };
-        report.add(RULE, at, message, FIX);
+        out.push(described);
+        out
     }
-    super::formats::check(object, root, report);
-    type_error
+
+    /// How kube-openapi names the value at `path` in `<name> in body ...`: the object itself
+    /// as `root_name`; a key of a map at the root of a default (whose own name is `""`) with a
+    /// leading dot (`.a`), a property without one.
+    fn name(&self, path: &Path) -> String {
+        if path.is_root() {
+            return self.root_name.to_string();
+        }
+        let shown = path.to_string();
+        let first = shown.split(['.', '[']).next().unwrap_or_default();
+        let declared = self.converted.get("properties").and_then(|p| p.get(first)).is_some();
+        if self.root_name.is_empty() && !declared && !shown.starts_with('[') { format!(".{shown}") } else { shown }
+    }
+}
+
+/// kube-openapi's words for a failed junctor, which quote the name instead of the value:
+/// `Invalid value: "": "spec.x" must validate at least one schema (anyOf)`.
+fn junctor(name: &str, detail: &str) -> String {
+    format!("Invalid value: \"\": \"{name}\" {detail}")
+}
+
+/// `field.TooMany`'s words: `Too many: 3: must have at most 2 items` (`1 item`).
+fn too_many(value: &Value, limit: u64) -> String {
+    let noun = if limit == 1 { "item" } else { "items" };
+    format!("Too many: {}: must have at most {limit} {noun}", len(value))
 }
 
 fn len(value: &Value) -> usize {

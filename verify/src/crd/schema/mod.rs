@@ -36,6 +36,9 @@ pub(crate) struct NodeCx {
     pub(crate) resource_meta: bool,
     /// Inside an `additionalProperties` below resource metadata (labels, annotations).
     pub(crate) meta_additional: bool,
+    /// Inside the `metadata`, `apiVersion` or `kind` subtree of an embedded resource: the
+    /// properties from the resource down to the node (`["metadata", "name"]`); empty elsewhere.
+    pub(crate) meta_chain: Vec<String>,
     /// Path of the list whose items make `oldSelf` unusable below it (R71).
     pub(crate) uncorrelatable: Option<String>,
     /// Below an `additionalProperties`: the API server does not validate defaults there (R57).
@@ -68,6 +71,7 @@ pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserv
         root_meta: false,
         resource_meta: false,
         meta_additional: false,
+        meta_chain: Vec::new(),
         uncorrelatable: None,
         under_additional: false,
         lenient: false,
@@ -75,9 +79,11 @@ pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserv
         unbounded_above: Vec::new(),
     };
     with_deep_stack(|| {
+        let mark = cx.report.len();
         walk(&mut cx, root, path, &n);
         let total = std::mem::take(&mut cx.cel_cost);
         total.finish(cx.report, path);
+        cx.report.order_default_checks(mark);
     });
 }
 
@@ -113,12 +119,9 @@ fn walk(cx: &mut SchemaCx, node: &Value, path: &str, n: &NodeCx) {
         structural::check(cx, obj, path, n);
         extensions::check(cx, obj, path, n);
         meta::check(cx, obj, path, n);
-        if !n.root_meta
-            && !n.meta_additional
-            && !n.under_additional
-            && let Some(default) = obj.get("default").filter(|d| !d.is_null())
-        {
-            super::defaults::check(cx.report, obj, default, path);
+        if defaults_checked(obj, n) {
+            let default = obj.get("default").unwrap_or(&Value::Null);
+            super::defaults::check(cx.report, obj, default, path, &n.meta_chain);
         }
         if !n.resource_meta {
             lints::check(cx, obj, path);
@@ -138,7 +141,11 @@ fn walk(cx: &mut SchemaCx, node: &Value, path: &str, n: &NodeCx) {
                 unbounded_above: &n.unbounded_above,
                 uncorrelatable: n.uncorrelatable.as_deref(),
             };
+            let mark = cx.report.len();
             cel::check(cx.report, &mut cx.cel_cost, obj, rules, path, &site);
+            if defaults_checked(obj, n) {
+                super::defaults::compile_errors(cx.report, mark, obj, path);
+            }
         }
     }
     // The API server checks completeness only for the junctors of the schema root (and what
@@ -146,6 +153,12 @@ fn walk(cx: &mut SchemaCx, node: &Value, path: &str, n: &NodeCx) {
     if n.junctor.is_none() && n.level == Level::Root {
         structural::check_completeness(cx, obj, path);
     }
+}
+
+/// Whether the `default` of the node `obj` is validated: it has one, and it is not where
+/// defaults are refused anyway (the root's meta fields, below `additionalProperties`).
+fn defaults_checked(obj: &Map<String, Value>, n: &NodeCx) -> bool {
+    !n.root_meta && !n.meta_additional && !n.under_additional && obj.get("default").is_some_and(|d| !d.is_null())
 }
 
 fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) {
@@ -159,6 +172,13 @@ fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) 
                 junctor: n.junctor,
                 root_meta: n.root_meta || (meta_field && n.level == Level::Root && n.junctor.is_none()),
                 resource_meta: n.resource_meta || (meta_field && is_resource_root),
+                meta_chain: if !n.meta_chain.is_empty() {
+                    [n.meta_chain.as_slice(), std::slice::from_ref(key)].concat()
+                } else if meta_field && is_resource_root && n.level != Level::Root && n.junctor.is_none() {
+                    vec![key.clone()]
+                } else {
+                    Vec::new()
+                },
                 meta_additional: n.meta_additional,
                 uncorrelatable: n.uncorrelatable.clone(),
                 under_additional: n.under_additional,
@@ -177,6 +197,7 @@ fn recurse(cx: &mut SchemaCx, obj: &Map<String, Value>, path: &str, n: &NodeCx) 
             cardinality: times_bound(n.cardinality, obj, "maxItems"),
             lenient: true,
             unbounded_above: with_unbounded(&n.unbounded_above, obj, path, "maxItems"),
+            meta_chain: Vec::new(),
             ..n.clone()
         };
         walk(cx, items, &format!("{path}.items"), &c);

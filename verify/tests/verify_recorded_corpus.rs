@@ -1,22 +1,38 @@
-//! The CEL corpus (`testdata/verify/cel/`): CRDs whose verdict and messages were recorded from
+//! The recorded corpora: the CEL corpus (`testdata/verify/cel/`) and the defaults corpus
+//! (`testdata/verify/defaults/`), CRDs whose verdict and messages were recorded from
 //! kube-apiserver 1.37. `rop verify` must reject exactly the `rejected/` files and accept the
 //! `accepted/` twins, and for every cause the server gave, report an error at the same field
 //! whose message contains the server's (the part after the offending value, first line).
 //! `verify/tests/verify_differential.rs` asks the live server the same questions.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use rop_verify::verify_yaml;
 
-fn files(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify/cel").join(dir);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-        .collect();
-    files.sort();
-    files
+/// Rejected files whose causes rop does not give (it may accept the file), and why; each is
+/// named in docs/cel.md. A listed file whose causes rop does give fails the test, so the list
+/// stays true.
+const CAUSES_NOT_GIVEN: &[(&str, &str)] = &[
+    ("defaults/rejected/083-runtime.quantity-conversion.yaml", "the quantity library is not evaluated"),
+    ("defaults/rejected/084-runtime.url-conversion.yaml", "the url library is not evaluated"),
+    ("defaults/rejected/085-runtime.ip-conversion.yaml", "the ip library is not evaluated"),
+    ("defaults/rejected/086-runtime.semver-conversion.yaml", "the semver library is not evaluated"),
+    ("defaults/rejected/104-embedded.creation-timestamp.yaml", "metadata timestamps are not parsed"),
+    ("defaults/rejected/106-embedded.owner-references-two-controllers.yaml", "ownerReferences are not validated"),
+    ("defaults/rejected/107-embedded.owner-reference-without-apiversion.yaml", "ownerReferences are not validated"),
+    ("defaults/rejected/126-intorstring.anyof-types-float.yaml", "an integer branch's default-format error"),
+    ("defaults/rejected/146-misc.per-call-cost-limit.yaml", "run-time cost is not counted"),
+    ("defaults/rejected/147-misc.cost-budget-exhausted.yaml", "run-time cost is not counted"),
+    ("defaults/rejected/148-misc.cost-budget-shared-by-defaults.yaml", "run-time cost is not counted"),
+];
+
+/// Each corpus, with the fewest twin pairs it may hold.
+const CORPORA: &[(&str, usize)] = &[("cel", 40), ("defaults", 30)];
+
+fn files(corpus: &str, dir: &str) -> Vec<PathBuf> {
+    common::yaml_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/verify").join(corpus).join(dir))
 }
 
 /// The server's field path in the verifier's notation (the server validates a schema shared by
@@ -94,16 +110,18 @@ fn errors(text: &str) -> Vec<(String, String)> {
 
 #[test]
 fn the_twins_match() {
-    let rejected: Vec<_> = files("rejected").iter().map(|p| p.file_name().unwrap().to_owned()).collect();
-    let accepted: Vec<_> = files("accepted").iter().map(|p| p.file_name().unwrap().to_owned()).collect();
-    assert_eq!(rejected, accepted, "every rejected file has an accepted twin of the same name");
-    assert!(rejected.len() >= 40, "only {} pairs", rejected.len());
+    for (corpus, fewest) in CORPORA {
+        let names = |dir| files(corpus, dir).iter().map(|p| p.file_name().unwrap().to_owned()).collect::<Vec<_>>();
+        let (rejected, accepted) = (names("rejected"), names("accepted"));
+        assert_eq!(rejected, accepted, "{corpus}: every rejected file has an accepted twin of the same name");
+        assert!(rejected.len() >= *fewest, "{corpus}: only {} pairs", rejected.len());
+    }
 }
 
 #[test]
 fn accepted_files_have_no_errors() {
     let mut failures = Vec::new();
-    for file in files("accepted") {
+    for file in CORPORA.iter().flat_map(|(corpus, _)| files(corpus, "accepted")) {
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("# server: accepted"), "{}", file.display());
         let errors = errors(&text);
@@ -117,7 +135,7 @@ fn accepted_files_have_no_errors() {
 #[test]
 fn rejected_files_have_the_servers_causes() {
     let mut failures = Vec::new();
-    for file in files("rejected") {
+    for file in CORPORA.iter().flat_map(|(corpus, _)| files(corpus, "rejected")) {
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("# server: rejected"), "{}", file.display());
         let expected = causes(&text);
@@ -131,8 +149,14 @@ fn rejected_files_have_the_servers_causes() {
                 !got_details.iter().any(|(p, m)| p == field && m.contains(&want))
             })
             .collect();
-        if !missing.is_empty() {
-            failures.push(format!("{}:\n  missing {missing:#?}\n  got {got_details:#?}", file.display()));
+        let listed = CAUSES_NOT_GIVEN.iter().any(|(name, _)| file.ends_with(name));
+        match (missing.is_empty(), listed) {
+            (false, false) => {
+                failures.push(format!("{}:\n  missing {missing:#?}\n  got {got_details:#?}", file.display()))
+            }
+            (true, true) => failures
+                .push(format!("{}: gives the server's causes now; take it off CAUSES_NOT_GIVEN", file.display())),
+            _ => {}
         }
     }
     assert!(failures.is_empty(), "{} rejected files differ:\n{}", failures.len(), failures.join("\n"));
