@@ -39,6 +39,13 @@ impl Path {
         Path(steps)
     }
 
+    /// The path one step up (the path itself at the root).
+    pub(crate) fn parent(&self) -> Path {
+        let mut steps = self.0.clone();
+        steps.pop();
+        Path(steps)
+    }
+
     /// Whether this is the path of the value itself.
     pub(crate) fn is_root(&self) -> bool {
         self.0.is_empty()

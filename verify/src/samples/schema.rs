@@ -140,23 +140,33 @@ pub(crate) fn validate_named(object: &Value, root: &Value, root_name: &str, repo
     let object = &integral(object);
     let errors = Errors { converted: &converted, object, root_name };
     let mut type_error = false;
-    let mut all_of_failed: Vec<String> = Vec::new();
+    // The failed `allOf` branches, by the schema node that holds them and the value's path.
+    let mut all_of: Vec<(String, Path, std::collections::BTreeSet<String>)> = Vec::new();
     for error in validator.iter_errors(object) {
         type_error |= matches!(error.kind(), Kind::Type { .. });
-        // A branch of an `allOf` failed: kube-openapi says so once for the node, besides the
-        // branch's own error.
-        if error.schema_path().as_str().contains("/allOf/") {
+        let schema_path = error.schema_path().as_str();
+        if let Some((node, rest)) = schema_path.rsplit_once("/allOf/") {
+            let branch = rest.split('/').next().unwrap_or_default().to_string();
             let path = Path::from_pointer(object, error.instance_path().as_str());
-            let at = path.to_string();
-            if !all_of_failed.contains(&at) {
-                let p = if path.is_root() { root_name.to_string() } else { at.clone() };
-                report.add(RULE, at.clone(), junctor(&p, "must validate all the schemas (allOf)"), FIX);
-                all_of_failed.push(at);
+            match all_of.iter_mut().find(|(n, p, _)| n == node && *p == path) {
+                Some((_, _, failed)) => {
+                    failed.insert(branch);
+                }
+                None => all_of.push((node.to_string(), path, [branch].into())),
             }
         }
         for (at, message) in errors.describe(&error) {
             report.add(RULE, at, message, FIX);
         }
+    }
+    // A failed `allOf` is also said once, at the parent of the value and in its name, and
+    // with `. None validated` when every branch failed.
+    for (node, path, failed) in all_of {
+        let branches = converted.pointer(&format!("{node}/allOf")).and_then(Value::as_array).map_or(0, Vec::len);
+        let none = if failed.len() >= branches { ". None validated" } else { "" };
+        let parent = path.parent();
+        let detail = format!("must validate all the schemas (allOf){none}");
+        report.add(RULE, parent.to_string(), junctor(&errors.name(&parent), &detail), FIX);
     }
     super::formats::check(object, root, root_name, report);
     type_error
@@ -242,7 +252,8 @@ impl Errors<'_> {
             Kind::OneOfNotValid { .. } | Kind::OneOfMultipleValid { .. } => {
                 (at, junctor(&p, "must validate one and only one schema (oneOf)"))
             }
-            Kind::Not { .. } => (at, junctor(&p, "must not validate the schema (not)")),
+            // Said at the parent, in the value's own name.
+            Kind::Not { .. } => (path.parent().to_string(), junctor(&p, "must not validate the schema (not)")),
             _ => (at, format!("Invalid value: {}: {error}", quote(value))),
         };
         out.push(described);
