@@ -94,17 +94,18 @@ fn go_multiple_of<'a>(
     Ok(Box::new(GoMultipleOf { factor: value.as_f64().unwrap_or(1.0) }))
 }
 
-/// `value` with every integral number below 2^53 written as an integer: kube-openapi's type
-/// check takes `5.0` for an integer (a larger float is a `number`).
-fn integral(value: &Value) -> Value {
-    match value {
-        Value::Number(n) if n.is_f64() => match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => Value::from(f as i64),
-            _ => value.clone(),
-        },
-        Value::Array(items) => Value::Array(items.iter().map(integral).collect()),
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), integral(v))).collect()),
-        other => other.clone(),
+/// Whether `error` is one kube-openapi does not report: an integral float below 2^53 (`5.0`)
+/// is an integer to its type check (CEL and `multipleOf` still see a float), and a `null`
+/// is checked for its type and enum only, never against `allOf`/`anyOf`/`oneOf`/`not`.
+fn not_reported(error: &jsonschema::ValidationError<'_>) -> bool {
+    let value = error.instance();
+    let integral_float = value.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0);
+    match error.kind() {
+        Kind::Type { kind } if integral_float => format!("{kind:?}").contains("Integer"),
+        Kind::AnyOf { .. } | Kind::OneOfNotValid { .. } | Kind::OneOfMultipleValid { .. } | Kind::Not { .. } => {
+            value.is_null()
+        }
+        _ => value.is_null() && error.schema_path().as_str().contains("/allOf/"),
     }
 }
 
@@ -137,12 +138,11 @@ pub(crate) fn validate_named(object: &Value, root: &Value, root_name: &str, repo
             return true;
         }
     };
-    let object = &integral(object);
     let errors = Errors { converted: &converted, object, root_name };
     let mut type_error = false;
     // The failed `allOf` branches, by the schema node that holds them and the value's path.
     let mut all_of: Vec<(String, Path, std::collections::BTreeSet<String>)> = Vec::new();
-    for error in validator.iter_errors(object) {
+    for error in validator.iter_errors(object).filter(|e| !not_reported(e)) {
         type_error |= matches!(error.kind(), Kind::Type { .. });
         let schema_path = error.schema_path().as_str();
         if let Some((node, rest)) = schema_path.rsplit_once("/allOf/") {

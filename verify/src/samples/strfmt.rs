@@ -25,7 +25,7 @@ static UUID5: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$"));
 static MAC: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){7}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){19}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$|^([0-9a-f]{4}\.){3}[0-9a-f]{4}$|^([0-9a-f]{4}\.){9}[0-9a-f]{4}$",
+        r"(?i)^[0-9a-f]{12}$|^[0-9a-f]{16}$|^[0-9a-f]{40}$|^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){7}[0-9a-f]{2}$|^([0-9a-f]{2}[:-]){19}[0-9a-f]{2}$|^([0-9a-f]{4}\.){2}[0-9a-f]{4}$|^([0-9a-f]{4}\.){3}[0-9a-f]{4}$|^([0-9a-f]{4}\.){9}[0-9a-f]{4}$",
     )
 });
 static HOSTNAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -160,7 +160,7 @@ fn is_request_uri(s: &str) -> bool {
     if s.is_empty() || !(s.starts_with('/') || URI_SCHEME.is_match(s)) {
         return false;
     }
-    if s.chars().any(|c| c.is_control() || c == ' ') {
+    if s.chars().any(|c| c.is_control() || c == ' ') || !authority_ok(s) {
         return false;
     }
     let bytes = s.as_bytes();
@@ -177,6 +177,26 @@ fn is_request_uri(s: &str) -> bool {
         }
     }
     true
+}
+
+/// The host and port of `scheme://[user@]host[:port]/...`, as `net/url` checks them: an IPv6
+/// literal closed by `]`, and a port of digits only. Anything without `//` has no authority.
+fn authority_ok(s: &str) -> bool {
+    let Some((_, rest)) = s.split_once("://") else { return true };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let port = match host_port.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((_, "")) => return true,
+            Some((_, after)) => match after.strip_prefix(':') {
+                Some(port) => port,
+                None => return false,
+            },
+            None => return false,
+        },
+        None => host_port.rsplit_once(':').map_or("", |(_, p)| p),
+    };
+    port.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// govalidator's `IsISBN10`: ten characters once spaces and dashes are dropped, the last
@@ -257,6 +277,13 @@ mod tests {
             ("uri", "rel/path", false),
             ("uri", "x.io", false),
             ("uri", "/%zz", false),
+            ("uri", "http://[::1", false),
+            ("uri", "http://x:port/", false),
+            ("uri", "http://[::1]x/", false),
+            ("uri", "http://[::1]:80/a", true),
+            ("uri", "http://u@x.io:8080/a", true),
+            ("mac", "001a2b3c4d5e", true),
+            ("mac", "001a2b3c4d5", false),
             ("ipv4", "010.0.0.1", true),
             ("ipv4", "1.2.3", false),
             ("ipv4", "::ffff:1.2.3.4", true),
