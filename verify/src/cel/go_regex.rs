@@ -18,6 +18,68 @@ pub(crate) fn check(re: &str) -> Result<(), String> {
         .map_err(|e| go_message(re, &e))
 }
 
+/// `re` compiled to match as Go's `regexp` matches: besides [`check`]'s translation, the Perl
+/// classes are ASCII (`\d` is `[0-9]`, `\w` `[0-9A-Za-z_]`, `\s` `[\t\n\f\r ]`, and their
+/// negations), where the `regex` crate's are Unicode.
+pub(crate) fn compile(re: &str) -> Result<regex::Regex, regex::Error> {
+    regex::Regex::new(&ascii_perl_classes(&translate(re)))
+}
+
+fn ascii_perl_classes(re: &str) -> String {
+    let mut out = String::with_capacity(re.len());
+    let mut chars = re.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(next) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                let (set, negated) = match next {
+                    'd' => ("0-9", false),
+                    'D' => ("0-9", true),
+                    'w' => ("0-9A-Za-z_", false),
+                    'W' => ("0-9A-Za-z_", true),
+                    's' => ("\\t\\n\\f\\r ", false),
+                    'S' => ("\\t\\n\\f\\r ", true),
+                    'b' | 'B' if !in_class => {
+                        out.push_str(&format!("(?-u:\\{next})"));
+                        continue;
+                    }
+                    other => {
+                        out.push(c);
+                        out.push(other);
+                        continue;
+                    }
+                };
+                match (in_class, negated) {
+                    (true, false) => out.push_str(set),
+                    (false, false) => out.push_str(&format!("[{set}]")),
+                    (_, true) => out.push_str(&format!("[^{set}]")),
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                // A `]` (after an optional `^`) right at the start is a literal.
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().unwrap_or('^'));
+                }
+                if chars.peek() == Some(&']') {
+                    out.push(chars.next().unwrap_or(']'));
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Binary Unicode properties `regex-syntax` knows and Go does not.
 const NOT_IN_GO: &[&str] = &[
     "Alphabetic",
@@ -276,7 +338,19 @@ fn go_message(re: &str, err: &regex_syntax::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use super::{check, compile};
+
+    #[test]
+    fn perl_classes_are_ascii_as_in_go() {
+        let matches = |re: &str, s: &str| compile(re).unwrap().is_match(s);
+        assert!(matches(r"^\d+$", "123") && !matches(r"^\d+$", "١٢٣"));
+        assert!(matches(r"^\w+$", "ab_1") && !matches(r"^\w+$", "café"));
+        assert!(matches(r"^\S+$", "a\u{a0}b"), "a no-break space is not Go's \\s");
+        assert!(matches(r"^[\d.]+$", "1.2") && !matches(r"^[\d.]+$", "1,2"));
+        assert!(matches(r"^[^\s]+$", "ab") && !matches(r"^[^\s]+$", "a b"));
+        assert!(matches(r"^[a\D]$", "x") && !matches(r"^[a\D]$", "1"));
+        assert!(matches(r"\bcafé", "café") && matches(r"^[]a]+$", "]a"));
+    }
 
     #[test]
     fn go_accepts() {

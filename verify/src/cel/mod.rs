@@ -14,7 +14,7 @@ mod check;
 mod cost;
 mod decl;
 mod escape;
-mod go_regex;
+pub(crate) mod go_regex;
 mod library;
 mod types;
 mod validate;

@@ -47,8 +47,8 @@ pub(crate) fn check(report: &mut Report, obj: &Map<String, Value>, default: &Val
         let (rule, fix) = match finding.rule {
             Rule::SampleCel => (
                 Rule::DefaultsCel,
-                "change the default so that the x-kubernetes-validations rules at and below its node hold for it \
-                 (nested defaults are not applied first)",
+                "change the default so that the rules at and below its node hold for it: the server runs them with \
+                 oldSelf bound to the default itself, then as on create, without applying the defaults below it first",
             ),
             _ => (
                 Rule::DefaultsInvalid,
@@ -104,13 +104,17 @@ pub(crate) fn compile_errors(report: &mut Report, mark: usize, obj: &Map<String,
     for (index, error) in failed {
         // What evaluating the rule on the default said means nothing: the server never runs a
         // rule that does not compile.
-        if let Some(source) = obj["x-kubernetes-validations"][index]["rule"].as_str() {
+        let rule = &obj["x-kubernetes-validations"][index];
+        if let Some(source) = rule["rule"].as_str() {
             let source = source.trim();
+            let message = rule["message"].as_str().map(str::trim).filter(|m| !m.is_empty());
             report.remove(|f| {
+                let names = |said: &str| {
+                    f.message.ends_with(&format!("rule: {said}")) || f.message.ends_with(&format!(": {said}"))
+                };
                 f.rule == Rule::DefaultsCel
                     && f.path.starts_with(&default_path)
-                    && (f.message.ends_with(&format!("rule: {source}"))
-                        || f.message.contains(&format!("rule {source:?}")))
+                    && (names(source) || message.is_some_and(names))
             });
         }
         report.add(

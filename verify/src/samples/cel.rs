@@ -213,14 +213,8 @@ fn evaluate(env: &Arc<Env>, rule: &Value, site: &Site<'_>, old: OldSelf, report:
     let bad_int_or_string = is_true(schema, "x-kubernetes-int-or-string")
         && !(value.is_string() || value.is_i64() || value.is_u64())
         && Program::compile(source).is_ok_and(|p| p.references().has_variable("self"));
-    // So does an integer written as a float (`5.0`), which the schema check lets through.
-    let float_for_integer = node_type == "integer"
-        && value.is_f64()
-        && Program::compile(source).is_ok_and(|p| p.references().has_variable("self"));
     let outcome = if bad_int_or_string {
         Err(Failure::AsServer("invalid data, expected XIntOrString value to be either a string or integer".into()))
-    } else if float_for_integer {
-        Err(Failure::AsServer("invalid data, expected int, got float64".into()))
     } else {
         run(env, source, this, old_self.as_ref())
     };

@@ -21,7 +21,7 @@ fn node(value: &Value, schema: &Value, path: &Path, root_name: &str, report: &mu
     // An integer without a format has kube-openapi's default one, which a fraction breaks too.
     if schema.get("type").and_then(Value::as_str) == Some("integer")
         && schema.get("format").is_none()
-        && value.as_f64().is_some_and(|f| f.fract() != 0.0 || f.abs() >= 9_007_199_254_740_992.0)
+        && value.as_f64().is_some_and(|f| f.fract() != 0.0 || f.abs() >= 9_223_372_036_854_775_808.0)
         && !value.is_i64()
         && !value.is_u64()
     {

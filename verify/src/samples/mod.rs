@@ -87,6 +87,7 @@ pub(crate) use path::ROOT;
 /// Paths are relative to the default (`(root)` for the default itself, then `x`, `[0].x`);
 /// messages name the default itself `""`, as the server's do.
 pub(crate) fn default_errors(default: &Value, schema: &Value) -> Vec<Finding> {
+    let default = &as_sent(default);
     let mut report = Report::default();
     let resource = schema.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
     embedded::check(default, schema, &path::Path::default(), resource, Rule::DefaultsInvalid, &mut report);
@@ -110,6 +111,22 @@ pub(crate) fn embedded_resource_errors(object: &Value) -> Vec<Finding> {
         serde_json::json!({"x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true});
     embedded::check(object, &schema, &path::Path::default(), true, Rule::DefaultsInvalid, &mut report);
     report.into_findings()
+}
+
+/// `value` as kubectl sends it: Go's JSON encoder writes an integral float (`5.0` in YAML) as
+/// an integer (`5`), which the server then decodes as an `int64`; floats beyond that range stay
+/// floats.
+fn as_sent(value: &Value) -> Value {
+    const INT64_LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    match value {
+        Value::Number(n) if n.is_f64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < INT64_LIMIT => Value::from(f as i64),
+            _ => value.clone(),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(as_sent).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), as_sent(v))).collect()),
+        other => other.clone(),
+    }
 }
 
 /// `schema` without its `x-kubernetes-int-or-string` markers.
@@ -141,10 +158,12 @@ pub fn validate_object(crd: &Value, object: &Value) -> Vec<Finding> {
     let Some(root) = target.schema else {
         return report.into_findings();
     };
-    let mut object = object.clone();
+    let mut object = as_sent(object);
     name::generate(&mut object);
     prune::prune(&mut object, root, &mut report);
     defaults::apply(&mut object, root);
+    // The CRD's defaults reached the server through kubectl as well.
+    let object = as_sent(&object);
     embedded::check(&object, root, &path::Path::default(), false, Rule::SampleSchema, &mut report);
     let type_error = schema::validate(&object, root, &mut report);
     listtype::check(&object, root, &mut report);

@@ -41,7 +41,7 @@ fn go_pattern<'a>(
     _path: jsonschema::paths::Location,
 ) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>> {
     let source = value.as_str().unwrap_or_default().to_string();
-    match regex::Regex::new(&source) {
+    match crate::cel::go_regex::compile(&source) {
         Ok(regex) => Ok(Box::new(GoPattern { source, regex })),
         Err(e) => Err(jsonschema::ValidationError::custom(format!("pattern {source:?} does not compile: {e}"))),
     }
@@ -80,10 +80,33 @@ impl<'i> jsonschema::Keyword<'i> for GoMultipleOf {
                 let factor = self.factor.trunc() as i64;
                 factor > 0 && i % factor == 0
             }
-            (None, Some(x)) => (x / self.factor).fract() == 0.0,
+            (None, Some(x)) => {
+                // kube-openapi divides by a factor of 1 or more, multiplies by the inverse of a
+                // smaller one, and then allows a relative error of 1e-9.
+                let quotient = if self.factor < 1.0 { 1.0 / self.factor * x } else { x / self.factor };
+                is_json_integer(quotient)
+            }
             _ => true,
         }
     }
+}
+
+/// swag's `IsFloat64AJSONInteger`: within ±(2^53 − 1), and equal to its rounding up to a
+/// relative error of 1e-9.
+fn is_json_integer(f: f64) -> bool {
+    const MAX: f64 = 9_007_199_254_740_991.0;
+    if !f.is_finite() || f.abs() > MAX {
+        return false;
+    }
+    let rounded = f.round();
+    let diff = (f - rounded).abs();
+    if diff == 0.0 {
+        return true;
+    }
+    if rounded == 0.0 {
+        return diff < 1e-9 * f64::MIN_POSITIVE;
+    }
+    diff / (f.abs() + rounded.abs()) < 1e-9
 }
 
 fn go_multiple_of<'a>(
@@ -94,14 +117,11 @@ fn go_multiple_of<'a>(
     Ok(Box::new(GoMultipleOf { factor: value.as_f64().unwrap_or(1.0) }))
 }
 
-/// Whether `error` is one kube-openapi does not report: an integral float below 2^53 (`5.0`)
-/// is an integer to its type check (CEL and `multipleOf` still see a float), and a `null`
-/// is checked for its type and enum only, never against `allOf`/`anyOf`/`oneOf`/`not`.
+/// Whether `error` is one kube-openapi does not report: a `null` is checked for its type and
+/// enum only, never against `allOf`/`anyOf`/`oneOf`/`not`.
 fn not_reported(error: &jsonschema::ValidationError<'_>) -> bool {
     let value = error.instance();
-    let integral_float = value.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0);
     match error.kind() {
-        Kind::Type { kind } if integral_float => format!("{kind:?}").contains("Integer"),
         Kind::AnyOf { .. } | Kind::OneOfNotValid { .. } | Kind::OneOfMultipleValid { .. } | Kind::Not { .. } => {
             value.is_null()
         }
@@ -247,7 +267,8 @@ impl Errors<'_> {
                 for error in closest.into_iter().flatten() {
                     out.extend(self.describe(error));
                 }
-                (at, junctor(&p, "must validate at least one schema (anyOf)"))
+                // Said at the parent, in the value's own name.
+                (path.parent().to_string(), junctor(&p, "must validate at least one schema (anyOf)"))
             }
             Kind::OneOfNotValid { .. } | Kind::OneOfMultipleValid { .. } => {
                 (at, junctor(&p, "must validate one and only one schema (oneOf)"))
