@@ -101,6 +101,10 @@ pub(crate) fn compile_errors(report: &mut Report, mark: usize, obj: &Map<String,
         })
         .collect();
     let default_path = format!("{path}.default");
+    // A default that fails its schema or metadata never reaches its rules on the server.
+    if report.since(0).iter().any(|f| f.rule == Rule::DefaultsInvalid && f.path.starts_with(&default_path)) {
+        return;
+    }
     for (index, error) in failed {
         // What evaluating the rule on the default said means nothing: the server never runs a
         // rule that does not compile.

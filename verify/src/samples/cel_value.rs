@@ -76,38 +76,9 @@ fn formatted(s: &str, format: Option<&str>) -> Option<cel::Value> {
     }
 }
 
-/// kube-openapi's `strfmt.ParseDuration`: Go's durations (`1h30m`, `-1.5s`) plus days and
-/// weeks and the long unit names (`3 days`); `None` when it does not parse.
+/// A duration string as kube-openapi's `strfmt.ParseDuration` reads it.
 fn duration(s: &str) -> Option<chrono::Duration> {
-    const NANOS: &[(&[&str], f64)] = &[
-        (&["ns"], 1.0),
-        (&["us", "µs"], 1e3),
-        (&["ms"], 1e6),
-        (&["s", "sec", "secs", "second", "seconds"], 1e9),
-        (&["m", "min", "mins", "minute", "minutes"], 60e9),
-        (&["h", "hour", "hours"], 3600e9),
-        (&["d", "day", "days"], 86400e9),
-        (&["w", "week", "weeks"], 604800e9),
-    ];
-    let (sign, mut rest) = match s.trim().strip_prefix('-') {
-        Some(r) => (-1.0, r),
-        None => (1.0, s.trim().strip_prefix('+').unwrap_or(s.trim())),
-    };
-    if rest == "0" {
-        return Some(chrono::Duration::zero());
-    }
-    let mut total = 0.0;
-    while !rest.is_empty() {
-        let number_end = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
-        let number: f64 = rest[..number_end].parse().ok()?;
-        let after = rest[number_end..].trim_start();
-        let unit_end = after.find(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace()).unwrap_or(after.len());
-        let unit = &after[..unit_end];
-        let (_, nanos) = NANOS.iter().find(|(names, _)| names.contains(&unit))?;
-        total += number * nanos;
-        rest = after[unit_end..].trim_start();
-    }
-    let nanos = sign * total;
+    let nanos = super::strfmt::duration_nanos(s)?;
     (nanos.abs() < i64::MAX as f64).then(|| chrono::Duration::nanoseconds(nanos as i64))
 }
 
@@ -143,6 +114,7 @@ mod tests {
         assert_eq!(secs("-1.5s"), Some(-1.5));
         assert_eq!(secs("2d"), Some(172800.0));
         assert_eq!(secs("3 days"), Some(259200.0));
+        assert_eq!(secs("1H"), Some(3600.0));
         assert_eq!(secs("0"), Some(0.0));
         assert_eq!(secs("1x"), None);
         assert_eq!(secs("h"), None);

@@ -245,7 +245,10 @@ impl Errors<'_> {
                 let m = number(&serde_json::json!(multiple_of));
                 (at, in_body(&p, value, &format!("should be a multiple of {m}")))
             }
-            Kind::MaxLength { limit } => (at, format!("Too long: may not be more than {limit} bytes")),
+            Kind::MaxLength { limit } => {
+                let noun = if *limit == 1 { "byte" } else { "bytes" };
+                (at, format!("Too long: may not be more than {limit} {noun}"))
+            }
             Kind::MinLength { limit } => (at, in_body(&p, value, &format!("should be at least {limit} chars long"))),
             Kind::Pattern { pattern } => (at, in_body(&p, value, &format!("should match '{pattern}'"))),
             Kind::Custom { message, .. } if message.starts_with(FACTOR_NOT_POSITIVE) => {

@@ -33,11 +33,7 @@ static HOSTNAME: LazyLock<Regex> = LazyLock::new(|| {
         r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$",
     )
 });
-static DURATION: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"^[-+]?((\d+(\.\d*)?|\.\d+)\s*(ns|us|µs|ms|s|m|h|d|w|sec|secs|second|seconds|min|mins|minute|minutes|hour|hours|day|days|week|weeks)\s*)+$|^0$",
-    )
-});
+static DURATION_PART: LazyLock<Regex> = LazyLock::new(|| re(r"([0-9]+)\s*([A-Za-zµ]+)"));
 static BASE64: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$"));
 static HEX_COLOR: LazyLock<Regex> = LazyLock::new(|| re(r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"));
@@ -71,7 +67,7 @@ pub(crate) fn valid(format: &str, s: &str) -> Option<bool> {
         "cidr" => is_cidr(s),
         "mac" => MAC.is_match(s),
         "hostname" => HOSTNAME.is_match(s) && s.len() <= 255 && s.split('.').all(|p| p.len() <= 63),
-        "duration" => DURATION.is_match(s),
+        "duration" => duration_nanos(s).is_some(),
         "email" => is_email(s),
         "uri" => is_request_uri(s),
         "bsonobjectid" => s.len() == 24 && s.bytes().all(|b| b.is_ascii_hexdigit()),
@@ -87,6 +83,75 @@ pub(crate) fn valid(format: &str, s: &str) -> Option<bool> {
         "password" => true,
         _ => return None,
     })
+}
+
+/// kube-openapi's `strfmt.ParseDuration`, in nanoseconds: Go's `time.ParseDuration`
+/// (`1h30m`, `-1.5s`, `0`), else the sum of every `<digits><letters>` part whose unit it knows,
+/// case-insensitively (`ns`, `us`/`µs`, `ms`, `s`, `m`, `h`, `d`, `w`, and words starting with
+/// `nano`, `micro`, `milli`, `sec`, `min`, `hour`/`hr`, `day`, `week`/`wk`): `3 Days`, `1H`,
+/// even `x 5s`. `None` when neither reads it.
+pub(crate) fn duration_nanos(s: &str) -> Option<f64> {
+    go_duration(s).or_else(|| lenient_duration(s))
+}
+
+fn go_duration(s: &str) -> Option<f64> {
+    const UNITS: &[(&str, f64)] =
+        &[("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("μs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9)];
+    let (sign, rest) = match s.strip_prefix('-') {
+        Some(r) => (-1.0, r),
+        None => (1.0, s.strip_prefix('+').unwrap_or(s)),
+    };
+    if rest == "0" {
+        return Some(0.0);
+    }
+    let mut rest = rest;
+    let mut total = 0.0;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let number_end = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
+        let number = &rest[..number_end];
+        if number.is_empty() || number == "." {
+            return None;
+        }
+        let value: f64 = number.parse().ok()?;
+        let after = &rest[number_end..];
+        let unit_end = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
+        let (_, nanos) = UNITS.iter().find(|(unit, _)| *unit == &after[..unit_end])?;
+        total += value * nanos;
+        rest = &after[unit_end..];
+    }
+    Some(sign * total)
+}
+
+fn lenient_duration(s: &str) -> Option<f64> {
+    const UNITS: &[(&[&str], f64)] = &[
+        (&["ns", "nano"], 1.0),
+        (&["us", "µs", "micro"], 1e3),
+        (&["ms", "milli"], 1e6),
+        (&["s", "sec"], 1e9),
+        (&["m", "min"], 60e9),
+        (&["h", "hr", "hour"], 3600e9),
+        (&["d", "day"], 86400e9),
+        (&["w", "wk", "week"], 604800e9),
+    ];
+    let mut total = 0.0;
+    let mut known = false;
+    for part in DURATION_PART.captures_iter(s) {
+        let factor: i64 = part[1].parse().ok()?;
+        let unit = part[2].to_lowercase();
+        for (variants, nanos) in UNITS {
+            let last = variants.len() - 1;
+            for (i, variant) in variants.iter().enumerate() {
+                if (i == last && unit.starts_with(variant)) || unit == *variant {
+                    known = true;
+                    total += factor as f64 * nanos;
+                }
+            }
+        }
+    }
+    known.then_some(total)
 }
 
 /// `time.Parse("2006-01-02", s)`: four-digit year, a real calendar day.
@@ -284,6 +349,14 @@ mod tests {
             ("uri", "http://u@x.io:8080/a", true),
             ("mac", "001a2b3c4d5e", true),
             ("mac", "001a2b3c4d5", false),
+            ("duration", "1h30m", true),
+            ("duration", "-1.5s", true),
+            ("duration", "1H", true),
+            ("duration", "2 Weeks", true),
+            ("duration", "abc 5s", true),
+            ("duration", "1d", true),
+            ("duration", "5", false),
+            ("duration", "soon", false),
             ("ipv4", "010.0.0.1", true),
             ("ipv4", "1.2.3", false),
             ("ipv4", "::ffff:1.2.3.4", true),
