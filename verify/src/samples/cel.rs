@@ -194,7 +194,10 @@ struct Site<'a> {
 fn evaluate(env: &Arc<Env>, rule: &Value, site: &Site<'_>, old: OldSelf, report: &mut Report) {
     let Site { value, this, schema, path } = *site;
     let Some(source) = rule.get("rule").and_then(Value::as_str) else { return };
-    let uses_old_self = Program::compile(source).is_ok_and(|p| p.references().has_variable("oldSelf"));
+    // Parsed once for the variables the rule reads; `run` compiles it in the environment.
+    let parsed = Program::compile(source).ok();
+    let reads = |variable: &str| parsed.as_ref().is_some_and(|p| p.references().has_variable(variable));
+    let uses_old_self = reads("oldSelf");
     let optional = rule.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
     let old_self = match (uses_old_self, optional, old) {
         (false, ..) => None,
@@ -212,7 +215,7 @@ fn evaluate(env: &Arc<Env>, rule: &Value, site: &Site<'_>, old: OldSelf, report:
     // rule reads it.
     let bad_int_or_string = is_true(schema, "x-kubernetes-int-or-string")
         && !(value.is_string() || value.is_i64() || value.is_u64())
-        && Program::compile(source).is_ok_and(|p| p.references().has_variable("self"));
+        && reads("self");
     let outcome = if bad_int_or_string {
         Err(Failure::AsServer("invalid data, expected XIntOrString value to be either a string or integer".into()))
     } else {

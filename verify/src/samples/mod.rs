@@ -89,7 +89,7 @@ pub(crate) use path::ROOT;
 pub(crate) fn default_errors(default: &Value, schema: &Value) -> Vec<Finding> {
     let default = &as_sent(default);
     let mut report = Report::default();
-    let resource = schema.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
+    let resource = prune::is_true(schema, "x-kubernetes-embedded-resource");
     embedded::check(default, schema, &path::Path::default(), resource, Rule::DefaultsInvalid, &mut report);
     let mut found = report.into_findings();
     if found.is_empty() {
