@@ -105,6 +105,9 @@ pub(crate) fn spawn(mut command: Command, log: &Path) -> Result<Child, Error> {
 /// Installs rustls' ring crypto provider as the process default, once.
 pub(crate) fn install_crypto_provider() {
     static ONCE: Once = Once::new();
+    // rustls 0.23.48 deprecated ring's provider (no post-quantum key exchange); kube's `ring`
+    // feature still uses it, and a test server needs nothing more.
+    #[allow(deprecated)]
     ONCE.call_once(|| {
         // Err means another provider was installed first, which serves as well.
         let _ = rustls::crypto::ring::default_provider().install_default();

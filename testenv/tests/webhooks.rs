@@ -358,6 +358,8 @@ fn post(port: u16, ca: &str, client: Option<(&Path, &Path)>) -> Result<String, S
     for cert in CertificateDer::pem_slice_iter(ca.as_bytes()) {
         roots.add(cert.unwrap()).unwrap();
     }
+    // ring's provider, as the manager uses (deprecated from rustls 0.23.48).
+    #[allow(deprecated)]
     let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

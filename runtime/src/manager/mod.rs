@@ -189,7 +189,7 @@ impl Manager {
 
         // kube speaks TLS through rustls with ring; rustls refuses to choose when a second
         // provider is compiled in, so choose.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        let _ = crate::webhook::tls::ring_provider().install_default();
         let client = match client {
             Some(client) => client,
             None => connect().await?,

@@ -19,7 +19,7 @@ mod request;
 mod server;
 mod setup;
 pub mod testing;
-mod tls;
+pub(crate) mod tls;
 
 pub use admission::{Defaulter, Denied, Object, Validator, Verdict};
 pub use convert::HubConversion;

@@ -83,7 +83,7 @@ fn load(files: &Files) -> Result<ServerConfig, ServeError> {
         CertificateDer::pem_slice_iter(&cert_pem).collect::<Result<Vec<_>, _>>().map_err(|e| bad_pem(CERT_FILE, e))?;
     let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| bad_pem(KEY_FILE, e))?;
     let tls = |source| ServeError::Tls { dir: dir.to_path_buf(), source };
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(ring_provider());
     let builder =
         ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().map_err(tls)?;
     let builder = match &files.client_ca {
@@ -130,7 +130,7 @@ pub fn check_certificate(dir: &Path) -> Result<(), ServeError> {
 /// [`ServeError::ClientCa`] when the file cannot be read, [`ServeError::ClientCaInvalid`] when
 /// it holds no usable certificate.
 pub fn check_client_ca(path: &Path) -> Result<(), ServeError> {
-    client_verifier(path, Arc::new(rustls::crypto::ring::default_provider())).map(drop)
+    client_verifier(path, Arc::new(ring_provider())).map(drop)
 }
 
 /// When the files last changed, to reload them.
@@ -211,4 +211,13 @@ async fn reload_on_change(tls: RustlsConfig, files: Files) {
             Err(e) => tracing::warn!(error = %e, "cannot reload the webhook server certificate yet"),
         }
     }
+}
+
+/// rustls' provider backed by *ring*, the one kube's `ring` feature uses too. rustls 0.23.48
+/// deprecated it (no post-quantum key exchange) in favour of aws-lc-rs, whose C build would
+/// add minutes to every generated project's cold build; the manager's TLS (webhooks, the API
+/// server connection) keeps ring until kube moves.
+#[allow(deprecated)]
+pub(crate) fn ring_provider() -> rustls::crypto::CryptoProvider {
+    rustls::crypto::ring::default_provider()
 }
