@@ -16,6 +16,7 @@ use crate::crd::{self, MergeError};
 use crate::definition::AdmissionTarget;
 use crate::rbac::{self, Rule};
 use crate::resource::{BuiltinKind, CustomResource, WebhookTarget};
+use crate::schema::Unstructured;
 use crate::webhook_configuration::{self, DuplicateWebhook};
 use crate::yaml;
 
@@ -42,6 +43,10 @@ pub struct KindManifest {
     pub skip_version: bool,
     /// The RBAC rules the kind's controller needs.
     pub rules: Vec<Rule>,
+    /// Schema nodes that keep unknown fields only because of how serde writes their values;
+    /// [`assemble`] refuses the bundle while there is one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unstructured: Vec<Unstructured>,
     /// This version's defaulting webhook, if any (`#[rop(webhook(mutating, ...))]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mutating_webhooks: Vec<MutatingWebhook>,
@@ -81,18 +86,25 @@ pub struct Kind {
     /// The CRD of a custom kind; `None` for a built-in one.
     crd: Option<fn() -> crd::VersionCrd>,
     rules: fn() -> Vec<Rule>,
+    unstructured: fn() -> Vec<Unstructured>,
     target: AdmissionTarget,
 }
 
 /// Lists root type `K` in the generator; `rust_type` names it in messages.
 pub fn kind<K: CustomResource + WebhookTarget>(rust_type: &'static str) -> Kind {
-    Kind { rust_type, crd: Some(K::version_crd), rules: K::rbac_rules, target: K::TARGET }
+    Kind {
+        rust_type,
+        crd: Some(K::version_crd),
+        rules: K::rbac_rules,
+        unstructured: K::unstructured_nodes,
+        target: K::TARGET,
+    }
 }
 
 /// Lists built-in kind `B` (a `#[derive(rop::BuiltinKind)]` marker type) in the generator:
 /// its webhooks and its controller's RBAC rules; `rust_type` names it in messages.
 pub fn builtin<B: BuiltinKind>(rust_type: &'static str) -> Kind {
-    Kind { rust_type, crd: None, rules: <B as BuiltinKind>::rbac_rules, target: B::TARGET }
+    Kind { rust_type, crd: None, rules: <B as BuiltinKind>::rbac_rules, unstructured: Vec::new, target: B::TARGET }
 }
 
 /// Builds the bundle for `kinds`.
@@ -108,6 +120,7 @@ pub fn bundle(kinds: &[Kind]) -> Bundle {
                     crd,
                     skip_version: skip,
                     rules: (k.rules)(),
+                    unstructured: (k.unstructured)(),
                     mutating_webhooks,
                     validating_webhooks,
                 });
@@ -151,8 +164,23 @@ pub enum AssembleError {
     Merge(#[from] MergeError),
     #[error(transparent)]
     Webhook(#[from] DuplicateWebhook),
+    #[error("{}", unstructured_message(.0))]
+    Unstructured(Vec<(String, Unstructured)>),
     #[error("cannot render {path}: {source}")]
     Render { path: String, source: serde_json::Error },
+}
+
+/// Every unstructured node (with the Rust type of its kind), one per line, then the fix.
+fn unstructured_message(nodes: &[(String, Unstructured)]) -> String {
+    let lines: Vec<String> =
+        nodes.iter().map(|(kind, node)| format!("  {} (in {kind}): {}", node.path, node.reason())).collect();
+    format!(
+        "{} schema node{} would accept any value:\n{}\nhelp: {}",
+        nodes.len(),
+        if nodes.len() == 1 { "" } else { "s" },
+        lines.join("\n"),
+        Unstructured::FIX
+    )
 }
 
 /// The files of `config/` that come from the bundle:
@@ -162,11 +190,17 @@ pub enum AssembleError {
 /// a webhook, `config/webhook/manifests.yaml` (see [`webhook_configuration::configurations`]).
 ///
 /// # Errors
-/// A bundle of another format, versions that cannot merge ([`MergeError`]), or two webhooks
-/// with the same name or path ([`DuplicateWebhook`]).
+/// A bundle of another format, a kind with a schema node that would accept any value
+/// ([`Unstructured`]), versions that cannot merge ([`MergeError`]), or two webhooks with the
+/// same name or path ([`DuplicateWebhook`]).
 pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputFile>, AssembleError> {
     if bundle.format != BUNDLE_FORMAT {
         return Err(AssembleError::Format { found: bundle.format });
+    }
+    let unstructured: Vec<(String, Unstructured)> =
+        bundle.kinds.iter().flat_map(|k| k.unstructured.iter().map(|u| (k.rust_type.clone(), u.clone()))).collect();
+    if !unstructured.is_empty() {
+        return Err(AssembleError::Unstructured(unstructured));
     }
     let crds = crd::merge(bundle.kinds.iter().map(|k| crd::VersionCrd { crd: k.crd.clone(), skip: k.skip_version }))?;
     let mut files = BTreeMap::new();

@@ -44,6 +44,17 @@ pub trait CustomResource {
         crd::for_definition(&Self::DEFINITION, root)
     }
 
+    /// The nodes of the spec's and status's schemas that keep unknown fields only because serde
+    /// writes their values as more than one JSON type (see [`schema::Unstructured`]); `rop
+    /// generate` refuses the kind while there is one. Paths start at `spec` / `status`.
+    fn unstructured_nodes() -> Vec<schema::Unstructured> {
+        let mut found = schema::structural_schema_checked::<Self::Spec>("spec").1;
+        if Self::DEFINITION.has_status {
+            found.extend(schema::structural_schema_checked::<Self::Status>("status").1);
+        }
+        found
+    }
+
     /// This version's CRD with its `#[rop(skip_version)]`, as [`crd::merge`] takes it.
     fn version_crd() -> crd::VersionCrd {
         crd::VersionCrd { crd: Self::custom_resource_definition(), skip: Self::DEFINITION.skip_version }

@@ -9,9 +9,11 @@
 mod attrs;
 mod builtin;
 mod crd_keys;
+mod enum_shape;
 mod expand;
 mod keys;
 mod names;
+mod null_option;
 mod schema_attrs;
 mod schema_derive;
 mod selector;
@@ -29,6 +31,9 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
         Ok(kind) => {
             let mut tokens = expand::expand(&input, &kind);
             tokens.extend(spec_markers::require_rop_schema(&input));
+            if let syn::Data::Struct(spec) = &input.data {
+                tokens.extend(null_option::warnings(&spec.fields));
+            }
             tokens.into()
         }
         Err(e) => {

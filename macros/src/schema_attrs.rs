@@ -264,6 +264,11 @@ fn default_type(ty: &Type) -> &Type {
 }
 
 impl Parsed {
+    /// Whether `key` was given (a flag such as `preserve_unknown_fields`, or any keyed marker).
+    pub fn has(&self, key: &str) -> bool {
+        self.seen.iter().any(|k| k == key)
+    }
+
     fn once(&mut self, key: &str, span: Span, conflicts: &[&str]) -> syn::Result<()> {
         if self.seen.iter().any(|k| k == key) {
             return Err(syn::Error::new(span, format!("`{key}` is given twice: keep one")));

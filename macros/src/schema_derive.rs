@@ -195,6 +195,9 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
             }
         }
         Data::Enum(e) => {
+            if let Some(mixed) = crate::enum_shape::mixed_external(input, e, &container) {
+                combine(&mut errors, mixed);
+            }
             let variants = e.variants.iter().map(|v| {
                 if let Some(attr) = v.attrs.iter().find(|a| a.path().is_ident("rop")) {
                     combine(
@@ -273,7 +276,15 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
     }
     let (impl_bounded, _, where_bounded) = bounded.split_for_impl();
     let checked = quote!(impl #impl_bounded ::rop::schema::RopJsonSchema for #ident #ty_generics #where_bounded {});
+    // A spec's fields are `#[derive(CustomResource)]`'s to warn about, once.
+    let null_warnings = match (&input.data, kind_key_span) {
+        (_, Some(_)) => TokenStream::new(),
+        (Data::Struct(s), None) => crate::null_option::warnings(&s.fields),
+        (Data::Enum(e), None) => crate::null_option::warnings(e.variants.iter().flat_map(|v| &v.fields)),
+        (Data::Union(_), None) => TokenStream::new(),
+    };
     Ok(quote! {
+        #null_warnings
         #[allow(deprecated, non_camel_case_types, non_snake_case, clippy::all)]
         const _: () = {
             #[derive(#schemars::JsonSchema)]

@@ -2,6 +2,9 @@
 //! golden file under testdata/derive/expected/ (`ROP_BLESS=1` rewrites them).
 //! verify/tests/derive_crds.rs verifies them, and testenv/tests/derive_crds.rs creates them on a
 //! real API server.
+// The corpus writes some `Option`s as `null` on purpose (the API server's handling of `null`
+// is part of what it checks); the derive's warning about them is expected.
+#![allow(deprecated)]
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -88,4 +91,70 @@ fn type_level_immutable_in_lists_and_optional_fields() {
             ],
         })
     );
+}
+
+/// Unit and data variants with schemars' own derive, which rop cannot see at compile time.
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
+pub enum Selector {
+    AllCaptured,
+    Named(Vec<String>),
+}
+
+/// A string or a struct, untagged: no derive can tell a newtype's JSON type.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NameOrRef {
+    Name(String),
+    Ref(BTreeMap<String, String>),
+}
+
+/// Strings or numbers only: one JSON type per value is not needed for int-or-string.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum PortOrName {
+    Number(i64),
+    Name(String),
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct Selections {
+    pub selector: Selector,
+    pub selectors: Vec<Selector>,
+    pub by_name: BTreeMap<String, NameOrRef>,
+    pub maybe: Option<NameOrRef>,
+    /// Accepted on the field.
+    #[rop(preserve_unknown_fields)]
+    pub accepted: NameOrRef,
+    pub port: PortOrName,
+}
+
+/// Every node that keeps unknown fields because its values have several JSON types is
+/// reported with its path, type and shapes, except where a marker accepts it; the schema is
+/// the same as without the check.
+#[test]
+fn unstructured_nodes_are_reported_unless_accepted() {
+    let (schema, found) = rop::schema::structural_schema_checked::<Selections>("spec");
+    assert_eq!(schema, rop::schema::structural_schema_for::<Selections>());
+    assert!(!schema.to_string().contains("x-rop"), "{schema}");
+    let node = |path: &str, rust_type: &str, shapes: &[&str]| rop::schema::Unstructured {
+        path: path.into(),
+        rust_type: Some(rust_type.into()),
+        shapes: shapes.iter().map(|s| s.to_string()).collect(),
+    };
+    assert_eq!(
+        found,
+        vec![
+            node("spec.by_name[*]", "NameOrRef", &["string", "object"]),
+            node("spec.maybe", "NameOrRef", &["string", "object"]),
+            node("spec.selector", "Selector", &["string", "object"]),
+            node("spec.selectors[*]", "Selector", &["string", "object"]),
+        ]
+    );
+    assert_eq!(
+        found[2].to_string(),
+        "spec.selector: `Selector` is written as a string or an object (serde's form of its variants), and a CRD schema node has one type, so the API server would keep any value there unvalidated"
+    );
+    // The corpus's mixed enums carry #[rop(preserve_unknown_fields)]: nothing to report.
+    assert_eq!(rop::schema::structural_schema_checked::<MixedEnumSpec>("spec").1, vec![]);
+    assert_eq!(rop::schema::structural_schema_checked::<UntaggedMixedSpec>("spec").1, vec![]);
 }

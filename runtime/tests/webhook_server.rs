@@ -598,9 +598,9 @@ async fn a_webhook_sees_the_request_and_outside_a_manager_its_client_says_so() {
     #[rop(group = "cache.example.com", version = "v1", kind = "Cache")]
     #[rop(webhook(mutating, path = "/mutate-inspect"))]
     struct CacheSpec {
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         size: Option<i32>,
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     }
     struct Inspector;
@@ -671,6 +671,8 @@ async fn https_post(port: u16, ca: &rcgen::Certificate, path: &str, body: &str) 
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut roots = rustls::RootCertStore::empty();
     roots.add(ca.der().clone()).unwrap();
+    // ring's provider, as the manager uses (deprecated from rustls 0.23.48).
+    #[allow(deprecated)]
     let config =
         rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
             .with_safe_default_protocol_versions()

@@ -152,6 +152,7 @@ corpus!("ExternallyTagged",
 
 /// Unit variants beside data variants: a string or a one-key object on the wire.
 #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[rop(preserve_unknown_fields)]
 pub enum Mixed {
     Off,
     Fixed(i32),
@@ -255,6 +256,7 @@ corpus!("UntaggedIntOrString",
 /// A string or an object.
 #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
 #[serde(untagged)]
+#[rop(preserve_unknown_fields)]
 pub enum StringOrLeaf {
     Short(String),
     Long(Leaf),

@@ -15,9 +15,12 @@ pub struct CronJobSpec {
     pub schedule: String,
     #[schemars(range(min = 0, max = 10))]
     #[rop(default = 1)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,
     pub max_replicas: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_ref: Option<String>,
     #[rop(list_type = "map", list_map_keys = ["name"])]
     pub ports: Vec<Port>,

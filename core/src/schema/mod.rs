@@ -17,7 +17,9 @@
 //! - every serde enum representation becomes one structural node (module `shapes`): unit enums a
 //!   string `enum`, tagged and untagged enums of structs one object with the variants' fields
 //!   and `oneOf`/`anyOf` branches that only say which fields are required, `i64 | String` an
-//!   int-or-string, anything else a node that keeps unknown fields;
+//!   int-or-string, anything else a node that keeps unknown fields, which
+//!   [`structural_schema_checked`] reports unless the author accepted it (module
+//!   [`unstructured`]);
 //! - `serde_json::Value` and other empty schemas keep unknown fields; tuples become arrays;
 //!   a flattened map makes its parent keep unknown fields;
 //! - the `#[rop(...)]` markers recorded by `#[derive(rop::JsonSchema)]` are applied
@@ -26,6 +28,7 @@
 pub(crate) mod known;
 pub mod markers;
 pub(crate) mod shapes;
+pub mod unstructured;
 
 use std::collections::BTreeMap;
 
@@ -37,6 +40,7 @@ use serde_json::{Map, Value, json};
 use markers::{FACTS_KEY, FIELD_KEY, TYPE_KEY};
 
 pub use markers::{Marker, OneOf, Reason, Rule};
+pub use unstructured::Unstructured;
 
 /// Implemented by `#[derive(rop::JsonSchema)]`: the type's `#[rop(...)]` schema markers are
 /// applied by [`structural_schema_for`]. `#[derive(CustomResource)]` requires it of a spec whose
@@ -52,7 +56,17 @@ pub trait RopJsonSchema: JsonSchema {}
 ///
 /// Settings: OpenAPI 3 dialect, no `$schema`, no `$ref` or definitions in the result. The
 /// root's `title` (the Rust type name) is dropped, since it means nothing to a Kubernetes user.
+/// A node no structural type describes keeps unknown fields; [`structural_schema_checked`]
+/// also says where such nodes are.
 pub fn structural_schema_for<T: JsonSchema>() -> Value {
+    structural_schema_checked::<T>("").0
+}
+
+/// [`structural_schema_for`], and the nodes of it that keep unknown fields only because serde
+/// writes their values as more than one JSON type ([`Unstructured`]; not those whose type or
+/// field accepts it with `#[rop(preserve_unknown_fields)]` or `#[rop(schemaless)]`). `root_path`
+/// starts their paths (`spec` gives `spec.mode`).
+pub fn structural_schema_checked<T: JsonSchema>(root_path: &str) -> (Value, Vec<Unstructured>) {
     let generator = SchemaSettings::openapi3()
         .with(|s| {
             s.inline_subschemas = false;
@@ -76,7 +90,9 @@ pub fn structural_schema_for<T: JsonSchema>() -> Value {
     let mut resolver = Resolver { definitions, stack: Vec::new() };
     let mut value = resolver.resolve(root);
     drop_facts(&mut value);
-    value
+    let mut found = Vec::new();
+    unstructured::take(&mut value, root_path, &mut found);
+    (value, found)
 }
 
 /// Facts a node leaves for a parent that never reads them (the root, list items, map
@@ -132,9 +148,12 @@ impl Resolver {
         }
         self.stack.push(name);
         let resolved = self.resolve(definition);
-        self.stack.pop();
+        let name = self.stack.pop().unwrap_or_default();
         match resolved {
-            Value::Object(map) => map,
+            Value::Object(mut map) => {
+                unstructured::name(&mut map, &name);
+                map
+            }
             _ => Map::new(),
         }
     }
@@ -175,9 +194,11 @@ impl Resolver {
     /// properties left.
     fn finish(&mut self, map: &mut Map<String, Value>) {
         let type_markers = markers::take(map, TYPE_KEY);
+        unstructured::accept(map, &type_markers);
         markers::apply(map, type_markers, false);
         markers::settle_properties(map);
         let field_markers = markers::take(map, FIELD_KEY);
+        unstructured::accept(map, &field_markers);
         markers::apply(map, field_markers, true);
         shapes::fill_type(map);
         // controller-gen lists required fields sorted; so does rop, for stable diffs.

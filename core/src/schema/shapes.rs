@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::markers::{FACTS_KEY, FIELD_KEY, TYPE_KEY};
+use super::unstructured;
 
 /// `base` with every key of `top` over it: a field's own keywords (its doc comment, its
 /// markers) beat its type's. Recorded markers and validation rules of both are kept, the
@@ -253,6 +254,18 @@ enum Kind {
     Unknown,
 }
 
+impl Kind {
+    fn name(&self) -> String {
+        match self {
+            Kind::Object => "object".into(),
+            Kind::Array => "array".into(),
+            Kind::Scalar(t) => t.clone(),
+            Kind::IntOrString => "int-or-string".into(),
+            Kind::Unknown => "any".into(),
+        }
+    }
+}
+
 fn kind_of(branch: &Map<String, Value>) -> Kind {
     if is_true(branch, "x-kubernetes-int-or-string") {
         return Kind::IntOrString;
@@ -315,6 +328,11 @@ fn merge_alternatives(map: &mut Map<String, Value>, key: &str) {
         // beside a struct): no single structural type describes them.
         map.retain(|k, _| matches!(k.as_str(), "description" | "title" | TYPE_KEY | FIELD_KEY | FACTS_KEY));
         map.insert("x-kubernetes-preserve-unknown-fields".into(), true.into());
+        let mut shapes: Vec<String> = kinds.iter().map(Kind::name).collect();
+        if let Some(own) = &own {
+            shapes.insert(0, own.name());
+        }
+        unstructured::mark(map, shapes);
     }
 }
 

@@ -13,7 +13,7 @@ pub struct Spec {
 pub enum Mode {
     #[rop(nullable)]
     Fast { speed: i32 },
-    Slow,
+    Slow {},
 }
 
 fn main() {}

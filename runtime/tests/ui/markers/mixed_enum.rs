@@ -1,0 +1,35 @@
+use rop::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Unit and data variants, externally tagged: a string or an object on the wire.
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub enum Selector {
+    AllCaptured,
+    Named(Vec<String>),
+}
+
+/// Accepted: the enum says the field may hold any value.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[rop(preserve_unknown_fields)]
+pub enum Accepted {
+    Off,
+    Fixed(i32),
+}
+
+/// Tagged: every value is an object.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+pub enum Tagged {
+    Off,
+    Range { min: i32 },
+}
+
+/// Skipped variants do not count.
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub enum OnlyData {
+    #[serde(skip)]
+    Unset,
+    Named(Vec<String>),
+}
+
+fn main() {}
