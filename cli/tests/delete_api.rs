@@ -7,11 +7,17 @@ use std::path::{Path, PathBuf};
 
 use common::{rop, rop_ok, tree};
 
-fn project() -> (tempfile::TempDir, PathBuf) {
+/// A project with no kind yet.
+fn empty_project() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("op");
     std::fs::create_dir(&dir).unwrap();
     rop_ok(&dir, &["init", "--domain", "example.com", "--repo", "github.com/example/op", "--rop-version", "0.1.0"]);
+    (tmp, dir)
+}
+
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = empty_project();
     rop_ok(&dir, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
     (tmp, dir)
 }
@@ -46,10 +52,7 @@ fn deleting_what_was_created_restores_the_tree() {
 
 #[test]
 fn the_last_kind_goes_back_to_the_init_tree() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("op");
-    std::fs::create_dir(&dir).unwrap();
-    rop_ok(&dir, &["init", "--domain", "example.com", "--repo", "github.com/example/op", "--rop-version", "0.1.0"]);
+    let (_tmp, dir) = empty_project();
     let init = tree(&dir);
     create(&dir, "v1alpha1", "Memcached", &[]);
     let out = delete(&dir, "v1alpha1", "Memcached", &[]);
@@ -144,4 +147,49 @@ fn a_built_in_kind_controller_is_deleted_like_any_other() {
     );
     rop_ok(&dir, &[&["delete", "api"][..], &core, &["--force"]].concat());
     pretty_assertions::assert_eq!(tree(&dir), before, "an edited marker deleted with --force");
+}
+
+/// Deleting the version that carries the controller while the kind keeps another refuses, and
+/// names `--move-controller-to`; with it the controller reconciles the other version, written
+/// as `rop create api` would have written it there (so deleting that version later needs no
+/// `--force`, and gives back the init tree).
+#[test]
+fn the_controllers_version_moves_the_controller_or_refuses() {
+    let (_tmp, dir) = empty_project();
+    let init = tree(&dir);
+    create(&dir, "v1alpha1", "Memcached", &[]);
+    create(&dir, "v1", "Memcached", &["--controller=false"]);
+    let before = tree(&dir);
+    let out = delete(&dir, "v1alpha1", "Memcached", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: cache/v1alpha1 Memcached carries the kind's controller, and Memcached keeps v1: deleting the version would delete the controller too. Pass --move-controller-to v1 to keep it, reconciling that version (its `use` lines and its test's sample move; docs/api-versions.md, section 5)\n"
+    );
+    assert_eq!(tree(&dir), before);
+    let out = delete(&dir, "v1", "Memcached", &["--move-controller-to", "v1alpha1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --move-controller-to: cache/v1 Memcached has no controller to move\n"
+    );
+    let out = delete(&dir, "v1alpha1", "Memcached", &["--move-controller-to", "v2"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --move-controller-to v2: Memcached has no version v2 in PROJECT (it keeps v1)\n"
+    );
+
+    let out = delete(&dir, "v1alpha1", "Memcached", &["--move-controller-to", "v1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let controller = std::fs::read_to_string(dir.join("src/controller/memcached.rs")).unwrap();
+    assert!(controller.contains("use op_api::v1::Memcached;\nuse op_api::v1::MemcachedStatus;\n"), "{controller}");
+    let test = std::fs::read_to_string(dir.join("tests/memcached_controller.rs")).unwrap();
+    assert!(test.contains("const SAMPLE: &str = \"cache_v1_memcached.yaml\";"), "{test}");
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(
+        project.contains("  version: v1\n  kind: Memcached\n") && project.ends_with("  controller: true\n"),
+        "{project}"
+    );
+    let out = delete(&dir, "v1", "Memcached", &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    pretty_assertions::assert_eq!(tree(&dir), init);
 }

@@ -27,6 +27,10 @@ pub struct DeleteApiArgs {
     /// Delete the kind's files even if they were edited since rop wrote them.
     #[arg(long)]
     pub force: bool,
+    /// Keep the kind's controller, which this version carries, and make it reconcile
+    /// VERSION of the kind instead: its `use` lines and its test's sample move there.
+    #[arg(long, value_name = "VERSION")]
+    pub move_controller_to: Option<String>,
     /// Print what would be deleted or changed, and change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -60,13 +64,22 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
         &r.group == group && &r.kind == kind && r.webhooks.as_ref().is_some_and(|w| w.spoke.contains(version))
     }) {
         bail!(
-            "{group}/{version} {kind} is a spoke of the conversion webhook of {}: delete that first with `rop delete webhook --group {group} --version {} --kind {kind} --conversion`",
+            "{group}/{version} {kind} is a spoke of the conversion webhook of {}: delete its conversion first with `rop delete webhook --group {group} --version {} --kind {kind} --conversion --spoke {version}`",
             hub.version,
             hub.version
         );
     }
-    let removed = project.resources.remove(index);
+    let heir = controller_heir(root, &project, index, args.move_controller_to.as_deref())?;
+    let mut removed = project.resources.remove(index);
     let k = KindNames::of(&project, &removed);
+    let mut plan = Plan::new(root);
+    // The heir's index once the deleted entry is out.
+    if let Some(heir) = heir.map(|h| if h > index { h - 1 } else { h }) {
+        project.resources[heir].controller = true;
+        removed.controller = false;
+        let to = KindNames::of(&project, &project.resources[heir]);
+        move_controller(root, &mut plan, &project, &k, &to)?;
+    }
     let namespaced = removed.api.as_ref().is_none_or(|a| a.namespaced);
     let header = resource::header_of(root);
     let templates = Templates::load(root)?;
@@ -87,7 +100,6 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
         resource::describe(&project, &k, &options)
     });
     deploy_image::record(&mut project, &k, None)?;
-    let mut plan = Plan::new(root);
 
     // Files and fragments other resources still need (the roles of a kind with other
     // versions, a shared version module line, the CRD entry of the kind) stay.
@@ -141,15 +153,13 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
             plan.file(&i.path, markers::remove(&current, &i.fragment), IfExists::Overwrite);
         }
     }
-    // Types `rop import crd` wrote are exported from the version module as a whole.
+    // A kind an earlier rop scaffolded exports its three types by name.
     let version_mod = format!("{}/mod.rs", k.api_dir());
     if removed.api.is_some()
         && let Some(current) = plan.current(&version_mod)?
+        && let Some(kept) = crate::scaffold::layout::without_listed_exports(&current, &k.snake)
     {
-        let imported = crate::import::version_exports(&k.snake);
-        if current.contains(&imported) {
-            plan.file(&version_mod, markers::remove(&current, &imported), IfExists::Overwrite);
-        }
+        plan.file(&version_mod, kept, IfExists::Overwrite);
     }
 
     // The version module goes with its last kind, and (multigroup) the group module with its
@@ -191,5 +201,94 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     let changed: Vec<_> = entries.into_iter().filter(|e| e.change != Change::Unchanged).collect();
     ui::info(&plan::summary(&changed));
     ui::info("Next: run `rop generate` to update config/crd and config/rbac/role.yaml");
+    Ok(())
+}
+
+/// Where the controller of the kind of `project.resources[index]` goes when that version is
+/// deleted: `None` when it has no controller; the index of `to` when it names another version
+/// of the kind. A controller on a version that is deleted while the kind keeps others would be
+/// deleted with it, so that needs `--move-controller-to`.
+fn controller_heir(root: &Path, project: &Project, index: usize, to: Option<&str>) -> anyhow::Result<Option<usize>> {
+    let gone = &project.resources[index];
+    let others: Vec<(usize, &project::Resource)> = project
+        .resources
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| *i != index && r.group == gone.group && r.kind == gone.kind && r.api.is_some())
+        .collect();
+    let (group, version, kind) = (&gone.group, &gone.version, &gone.kind);
+    match to {
+        None if !gone.controller || gone.core || others.is_empty() => Ok(None),
+        None => {
+            let names: Vec<&str> = others.iter().map(|(_, r)| r.version.as_str()).collect();
+            // The storage version, where the controller belongs, if one of them is marked so.
+            let storage = super::create_webhook::storage_version(root, project, group, kind)
+                .filter(|r| &r.version != version)
+                .map_or(names[0], |r| r.version.as_str());
+            bail!(
+                "{group}/{version} {kind} carries the kind's controller, and {kind} keeps {}: deleting the version would delete the controller too. Pass --move-controller-to {storage} to keep it, reconciling that version (its `use` lines and its test's sample move; docs/api-versions.md, section 5)",
+                names.join(", "),
+            )
+        }
+        Some(_) if !gone.controller => {
+            bail!("--move-controller-to: {group}/{version} {kind} has no controller to move")
+        }
+        Some(to) => match others.iter().find(|(_, r)| r.version == to) {
+            Some((i, _)) => Ok(Some(*i)),
+            None => bail!(
+                "--move-controller-to {to}: {kind} has no version {to} in PROJECT{}",
+                if others.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<&str> = others.iter().map(|(_, r)| r.version.as_str()).collect();
+                    format!(" (it keeps {})", names.join(", "))
+                }
+            ),
+        },
+    }
+}
+
+/// Points the controller of `from`'s kind at version `to`: the `use` lines of
+/// `src/controller/<kind>.rs` and the sample of `tests/<kind>_controller.rs`, the two places
+/// `rop create api` wrote the version into. `owns(...)` and `watches(...)` on the deleted
+/// type are the user's to move (a warning says so).
+fn move_controller(
+    root: &Path,
+    plan: &mut Plan,
+    project: &Project,
+    from: &KindNames,
+    to: &KindNames,
+) -> anyhow::Result<()> {
+    let crate_name = project.api_crate();
+    let edits = [
+        (
+            format!("src/controller/{}.rs", from.snake),
+            format!("{crate_name}::{}::", from.api_module()),
+            format!("{crate_name}::{}::", to.api_module()),
+        ),
+        (
+            format!("tests/{}_controller.rs", from.snake),
+            format!("\"{}\"", from.sample()),
+            format!("\"{}\"", to.sample()),
+        ),
+    ];
+    for (path, old, new) in edits {
+        let Some(text) = plan.current(&path)? else { continue };
+        if text.contains(&old) {
+            plan.file(&path, text.replace(&old, &new), IfExists::Overwrite);
+        } else {
+            ui::warning(&format!("{path} does not name {old}: check that it now uses {new}"));
+        }
+    }
+    let types = root.join(format!("{}/{}.rs", from.api_dir(), from.snake));
+    if std::fs::read_to_string(&types).is_ok_and(|t| t.contains("owns(") || t.contains("watches(")) {
+        ui::warning(&format!(
+            "{}/{}.rs has owns(...) or watches(...), which the controller's watches come from: put them on {}/{}.rs",
+            from.api_dir(),
+            from.snake,
+            to.api_dir(),
+            to.snake
+        ));
+    }
     Ok(())
 }

@@ -205,20 +205,6 @@ fn check_project(project: &Project, kv: &KindVersion, group: &str, force: bool) 
     Ok(())
 }
 
-/// The lines of a version module that make imported kind `module` part of it: every type of
-/// the file is exported (the nested types are needed to build a spec).
-pub fn version_exports(module: &str) -> String {
-    format!("mod {module};\npub use {module}::*;")
-}
-
-/// `text` (a version module) without the two lines `rop create api` exports kind `module`
-/// with (`mod memcached;` and `pub use memcached::{...};`), or `None` when it has none.
-fn without_scaffolded_exports(text: &str, module: &str) -> Option<String> {
-    let start = text.find(&format!("mod {module};\npub use {module}::{{"))?;
-    let end = start + text[start..].find("};\n")? + 3;
-    Some(format!("{}{}", &text[..start], &text[end..]))
-}
-
 /// The inserts that make the new module part of the api crate and, unless the types are for
 /// a consumed kind, of the manifests generator and the CRD kustomization.
 fn register(plan: &mut Plan, project: &Project, k: &KindNames, kv: &KindVersion, header: &str) -> anyhow::Result<()> {
@@ -228,13 +214,14 @@ fn register(plan: &mut Plan, project: &Project, k: &KindNames, kv: &KindVersion,
     let version_doc =
         format!("{header}//! Version `{}` of the `{}` API group.\n\n// +rop:scaffold:kinds\n", k.version, k.full_group);
     skip_if_present(plan, &version_mod, version_doc)?;
-    // Types `rop create api` wrote for this kind (replaced with --force) are exported by name.
+    // Types an earlier `rop create api` wrote for this kind (replaced with --force) may be
+    // exported by name.
     if let Some(current) = plan.current(&version_mod)?
-        && let Some(kept) = without_scaffolded_exports(&current, &k.snake)
+        && let Some(kept) = layout::without_listed_exports(&current, &k.snake)
     {
         plan.edit(&version_mod, kept);
     }
-    inserts.push((version_mod, "kinds", version_exports(&k.snake)));
+    inserts.push((version_mod, "kinds", layout::kind_exports(&k.snake)));
     let manifests = "api/src/bin/manifests.rs";
     if k.multigroup {
         let group_mod = format!("api/src/{}/mod.rs", k.group_module());

@@ -205,27 +205,21 @@ fn split(list: &str) -> Option<Vec<String>> {
     if items.iter().any(String::is_empty) { None } else { Some(items) }
 }
 
-/// `{prefix}{{items}};` (a `use` with a list, such as `pub use memcached::{Memcached,
-/// MemcachedSpec}`) at column `column`, as rustfmt writes it: on one line if it fits, else the
-/// items packed on lines of their own, each line ending with a comma. Lines after the first are
-/// indented relative to that column (as [`super::markers::insert`] adds its indentation).
-pub fn use_list(column: usize, prefix: &str, items: &[String]) -> String {
-    let one = format!("{prefix}{{{}}};", items.join(", "));
-    if column + one.len() <= MAX_WIDTH {
-        return one;
-    }
-    let mut lines: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for item in items {
-        if !line.is_empty() && column + 4 + line.len() + item.len() + 1 > MAX_WIDTH {
-            lines.push(format!("    {}", line.trim_end()));
-            line.clear();
-        }
-        line.push_str(item);
-        line.push_str(", ");
-    }
-    lines.push(format!("    {}", line.trim_end()));
-    format!("{prefix}{{\n{}\n}};", lines.join("\n"))
+/// The lines of a version module that make kind `module` part of it: the module, and every
+/// public item of it exported (`mod memcached;` / `pub use memcached::*;`), so a type the user
+/// adds beside the kind's is `api::v1::Port` at once, as every type of a kubebuilder API
+/// package is.
+pub fn kind_exports(module: &str) -> String {
+    format!("mod {module};\npub use {module}::*;")
+}
+
+/// `text` (a version module) without the two lines earlier rop releases exported kind `module`
+/// with (`mod memcached;` and `pub use memcached::{...};`, the kind's three types by name), or
+/// `None` when it has none.
+pub fn without_listed_exports(text: &str, module: &str) -> Option<String> {
+    let start = text.find(&format!("mod {module};\npub use {module}::{{"))?;
+    let end = start + text[start..].find("};\n")? + 3;
+    Some(format!("{}{}", &text[..start], &text[end..]))
 }
 
 /// The call `{callee}::<{ty}>({arg})` followed by `end` (`,` in a list) at column `column`, as
@@ -361,17 +355,14 @@ mod tests {
     }
 
     #[test]
-    fn use_lists() {
-        let items: Vec<String> = ["A", "ASpec", "AStatus"].map(String::from).to_vec();
-        assert_eq!(use_list(0, "pub use a::", &items), "pub use a::{A, ASpec, AStatus};");
-        let k = "VeryLongKindNameForTestingTheFormatterLimits";
-        let items = vec![k.to_string(), format!("{k}Spec"), format!("{k}Status")];
+    fn kind_exports_and_the_listed_form_before_them() {
+        assert_eq!(kind_exports("memcached"), "mod memcached;\npub use memcached::*;");
+        let listed = "//! v1\n\nmod a;\npub use a::{A, ASpec, AStatus};\nmod memcached;\npub use memcached::{\n    Memcached, MemcachedSpec,\n    MemcachedStatus,\n};\n// +rop:scaffold:kinds\n";
         assert_eq!(
-            use_list(0, "pub use very_long_kind_name_for_testing_the_formatter_limits::", &items),
-            format!(
-                "pub use very_long_kind_name_for_testing_the_formatter_limits::{{\n    {k}, {k}Spec,\n    {k}Status,\n}};"
-            )
+            without_listed_exports(listed, "memcached").as_deref(),
+            Some("//! v1\n\nmod a;\npub use a::{A, ASpec, AStatus};\n// +rop:scaffold:kinds\n")
         );
+        assert_eq!(without_listed_exports("mod memcached;\npub use memcached::*;\n", "memcached"), None);
     }
 
     #[test]

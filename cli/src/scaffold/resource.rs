@@ -73,9 +73,7 @@ fn types(s: &mut Scaffold, project: &Project, k: &KindNames, context: &Rc<Templa
     let version_mod = format!("{dir}/mod.rs");
     s.file(&version_mod, "api/api/src/version/mod.rs.tera", context, IfExists::Skip);
     s.file(format!("{dir}/{}.rs", k.snake), templates.types, context, IfExists::Refuse);
-    let uses = [k.kind.clone(), format!("{}Spec", k.kind), format!("{}Status", k.kind)];
-    let exports = layout::use_list(0, &format!("pub use {}::", k.snake), &uses);
-    s.insert(&version_mod, "kinds", format!("mod {0};\n{exports}", k.snake));
+    s.insert(&version_mod, "kinds", layout::kind_exports(&k.snake));
     if k.multigroup {
         let group_mod = format!("api/src/{}/mod.rs", k.group_module());
         s.file(&group_mod, "api/api/src/group/mod.rs.tera", context, IfExists::Skip);

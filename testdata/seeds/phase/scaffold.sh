@@ -10,7 +10,3 @@ rop init --domain example.com --repo github.com/example/task-operator
 rop create api --group ops --version v1 --kind Task
 # The user's code: the types, the reconciler and a sample.
 cp -R "$seed/files/." .
-# ... and the Phase type, exported next to the kind's types.
-sed 's/pub use task::{Task, TaskSpec, TaskStatus};/pub use task::{Phase, Task, TaskSpec, TaskStatus};/' \
-    api/src/v1/mod.rs > api/src/v1/mod.rs.new
-mv api/src/v1/mod.rs.new api/src/v1/mod.rs

@@ -18,7 +18,3 @@ rop create webhook --group tenancy --version v1 --kind Tenant --programmatic-val
 # The user's code: the types of both versions, the conversion, the reconciler, the validator,
 # the samples and the tests.
 cp -R "$seed/files/." .
-# ... and v1's Quota, exported next to the kind's types for the conversion.
-sed 's/pub use tenant::{Tenant, TenantSpec, TenantStatus};/pub use tenant::{Quota, Tenant, TenantSpec, TenantStatus};/' \
-    api/src/v1/mod.rs > api/src/v1/mod.rs.new
-mv api/src/v1/mod.rs.new api/src/v1/mod.rs

@@ -4,5 +4,5 @@
 //! Version `v1alpha1` of the `cache.example.com` API group.
 
 mod memcached;
-pub use memcached::{Memcached, MemcachedSpec, MemcachedStatus};
+pub use memcached::*;
 // +rop:scaffold:kinds

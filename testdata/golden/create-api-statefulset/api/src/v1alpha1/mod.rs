@@ -4,5 +4,5 @@
 //! Version `v1alpha1` of the `cache.example.com` API group.
 
 mod redis;
-pub use redis::{Redis, RedisSpec, RedisStatus};
+pub use redis::*;
 // +rop:scaffold:kinds

@@ -4,7 +4,7 @@
 //! Version `v1alpha1` of the `cache.example.com` API group.
 
 mod memcached;
-pub use memcached::{Memcached, MemcachedSpec, MemcachedStatus};
+pub use memcached::*;
 mod redis_cluster;
-pub use redis_cluster::{RedisCluster, RedisClusterSpec, RedisClusterStatus};
+pub use redis_cluster::*;
 // +rop:scaffold:kinds

@@ -4,6 +4,6 @@
 //! Version `v1beta1` of the `cache.example.com` API group.
 
 mod memcached;
-pub use memcached::{Memcached, MemcachedSpec, MemcachedStatus};
+pub use memcached::*;
 mod memcached_conversion;
 // +rop:scaffold:kinds
