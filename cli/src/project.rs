@@ -144,6 +144,17 @@ pub fn find_root(start: &Path) -> std::path::PathBuf {
 }
 
 impl Project {
+    /// The names (`<plural>.<group>`) of the CRDs whose kind has a conversion webhook: the
+    /// bases under `config/crd/bases/` say `strategy: None`, and `config/crd/patches/` sets
+    /// the webhook when kustomize builds config/.
+    pub fn converted_crds(&self) -> std::collections::BTreeSet<String> {
+        self.resources
+            .iter()
+            .filter(|r| r.webhooks.as_ref().is_some_and(|w| w.conversion))
+            .map(|r| format!("{}.{}", r.plural, r.full_group()))
+            .collect()
+    }
+
     /// Reads `PROJECT` from `root`.
     ///
     /// # Errors

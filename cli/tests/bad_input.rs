@@ -599,6 +599,51 @@ fn cases() -> Vec<Case> {
             code: 1,
             message: "v1 is not the storage version of Memcached, v1alpha1 is (its #[rop(...)] says `storage`): the hub of a conversion is the storage version; pass --version v1alpha1 and the others as --spoke, or move `storage` to v1 first",
         },
+        // After `storage` moved to v1, the old hub must give way: the message says how.
+        Case {
+            args: &[
+                "create",
+                "webhook",
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Memcached",
+                "--conversion",
+                "--spoke",
+                "v1alpha1",
+            ],
+            setup: Edited(|d| {
+                rop_ok(
+                    d,
+                    &[
+                        "create",
+                        "api",
+                        "--group",
+                        "cache",
+                        "--version",
+                        "v1",
+                        "--kind",
+                        "Memcached",
+                        "--controller=false",
+                    ],
+                );
+
+                let hub = ["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
+                rop_ok(d, &[&hub[..], &["--conversion", "--spoke", "v1"]].concat());
+                let move_storage = |version: &str, from: &str, to: &str| {
+                    let path = d.join(format!("api/src/{version}/memcached.rs"));
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    assert!(text.contains(from), "{text}");
+                    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+                };
+                move_storage("v1alpha1", "    storage,\n", "");
+                move_storage("v1", "    namespaced,\n    status", "    namespaced,\n    storage,\n    status");
+            }),
+            code: 1,
+            message: "Memcached converts through hub v1alpha1, which is no longer its storage version (v1 is): the hub of a conversion is the storage version, so move the webhook: `rop delete webhook --group cache --version v1alpha1 --kind Memcached --conversion` (edited conversion code needs --force there: keep a copy of it), then run this again",
+        },
         Case {
             args: webhook(&["--conversion"]),
             setup: Edited(|d| {

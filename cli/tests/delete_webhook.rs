@@ -63,6 +63,33 @@ fn deleting_one_type_leaves_the_others_as_if_only_they_were_created() {
     pretty_assertions::assert_eq!(tree(&dir), tree(&only));
 }
 
+/// One spoke of three goes with `--spoke`: the project is as if the webhook had been created
+/// with the other two; a spoke the webhook does not convert is refused; the last spoke takes
+/// the webhook with it.
+#[test]
+fn one_spoke_goes_alone() {
+    let (_tmp, dir) = project();
+    let api = |dir: &Path, version: &str| {
+        let args =
+            ["create", "api", "--group", "cache", "--version", version, "--kind", "Memcached", "--controller=false"];
+        rop_ok(dir, &args);
+    };
+    api(&dir, "v2");
+    let with_v2 = tree(&dir);
+    ok(&dir, "create", &["--conversion", "--spoke", "v1beta1,v2"]);
+    assert_eq!(
+        error(&run(&dir, "delete", &["--conversion", "--spoke", "v3"])),
+        "error: --spoke v3: the conversion webhook of cache/v1 Memcached converts v1beta1, v2, not v3"
+    );
+    ok(&dir, "delete", &["--conversion", "--spoke", "v1beta1"]);
+    let (_tmp2, only) = project();
+    api(&only, "v2");
+    ok(&only, "create", &["--conversion", "--spoke", "v2"]);
+    pretty_assertions::assert_eq!(tree(&dir), tree(&only));
+    ok(&dir, "delete", &["--conversion", "--spoke", "v2"]);
+    pretty_assertions::assert_eq!(tree(&dir), with_v2);
+}
+
 #[test]
 fn edited_code_is_not_thrown_away_without_force() {
     let (_tmp, dir) = project();
@@ -204,11 +231,11 @@ fn refusals_name_what_is_missing_and_change_nothing() {
             &dir,
             &["delete", "webhook", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--conversion"]
         )),
-        "error: cache/v1beta1 Memcached has no webhooks of its own: its conversion is the conversion webhook of the hub, v1; delete that with `rop delete webhook --group cache --version v1 --kind Memcached --conversion`"
+        "error: cache/v1beta1 Memcached has no webhooks of its own: its conversion is part of the conversion webhook of the hub, v1; delete it with `rop delete webhook --group cache --version v1 --kind Memcached --conversion --spoke v1beta1`"
     );
     assert_eq!(
         error(&rop(&dir, &["delete", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached"])),
-        "error: cache/v1beta1 Memcached is a spoke of the conversion webhook of v1: delete that first with `rop delete webhook --group cache --version v1 --kind Memcached --conversion`"
+        "error: cache/v1beta1 Memcached is a spoke of the conversion webhook of v1: delete its conversion first with `rop delete webhook --group cache --version v1 --kind Memcached --conversion --spoke v1beta1`"
     );
     assert_eq!(tree(&dir), with_webhooks);
     ok(&dir, "delete", &[]);

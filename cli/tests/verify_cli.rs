@@ -61,3 +61,41 @@ fn missing_file_fails() {
     assert!(stdout.ends_with("1 file, 0 CRDs: 0 errors, 0 warnings\n"), "{stdout}");
     assert_eq!(code, 1);
 }
+
+/// Inside a project, a kind with a conversion webhook gets it from config/crd/patches/ when
+/// kustomize builds config/: its base's `strategy: None` warning is a note that says so.
+#[test]
+fn a_projects_conversion_webhook_answers_the_strategy_none_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let rop = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rop")).current_dir(dir.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    rop(&["init", "--domain", "com", "--repo", "github.com/example/widgets", "--project-name", "widgets"]);
+    for version in ["v1", "v2"] {
+        rop(&["create", "api", "--group", "example", "--version", version, "--kind", "Widget", "--controller=false"]);
+    }
+    let file = corpus("invalid/034-conversion.none-schemas-differ.yaml");
+    let out = rop(&["verify", &file]);
+    assert!(out.contains("warning[conversion.none-schemas-differ]"), "{out}");
+    rop(&[
+        "create",
+        "webhook",
+        "--group",
+        "example",
+        "--version",
+        "v1",
+        "--kind",
+        "Widget",
+        "--conversion",
+        "--spoke",
+        "v2",
+    ]);
+    assert_eq!(
+        rop(&["verify", &file]),
+        format!(
+            "{file}: note: conversion.none-schemas-differ not reported: PROJECT gives widgets.example.com a conversion webhook, which config/crd/patches/ sets when kustomize builds config/\n1 file, 1 CRD: 0 errors, 0 warnings\n"
+        )
+    );
+}

@@ -190,6 +190,17 @@ fn check(root: &Path, project: &Project, args: &CreateWebhookArgs) -> anyhow::Re
                 && r.version != args.api.version
                 && r.webhooks.as_ref().is_some_and(|w| w.conversion)
         }) {
+            // After `storage` moved, the old hub is no hub any more (the manager refuses it);
+            // the way out is to move the conversion webhook.
+            if marked_storage(root, project, other) == Some(false) {
+                bail!(
+                    "{kind} converts through hub {old}, which is no longer its storage version ({new} is): the hub of a conversion is the storage version, so move the webhook: `rop delete webhook --group {group} --version {old} --kind {kind} --conversion` (edited conversion code needs --force there: keep a copy of it), then run this again",
+                    kind = args.api.kind,
+                    old = other.version,
+                    new = args.api.version,
+                    group = args.api.group,
+                );
+            }
             bail!(
                 "{} already converts through hub {}: a kind has one hub, pass --version {}",
                 args.api.kind,

@@ -40,6 +40,10 @@ pub struct DeleteWebhookArgs {
     /// Delete the conversion webhook and its spokes' conversions.
     #[arg(long)]
     pub conversion: bool,
+    /// With --conversion: delete only these spokes' conversions (comma-separated or
+    /// repeated); the webhook stays for the others. All of them is the whole webhook.
+    #[arg(long, value_delimiter = ',', requires = "conversion")]
+    pub spoke: Vec<String>,
     /// Delete files even if they were edited since rop wrote them.
     #[arg(long)]
     pub force: bool,
@@ -63,7 +67,17 @@ fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> 
         *slot = present && (asked || all);
     }
     if gone.conversion {
-        gone.spoke = has.spoke.clone();
+        if let Some(other) = args.spoke.iter().find(|v| !has.spoke.contains(v)) {
+            bail!(
+                "--spoke {other}: the conversion webhook of {}/{} {} converts {}, not {other}",
+                args.api.group,
+                args.api.version,
+                args.api.kind,
+                has.spoke.join(", ")
+            );
+        }
+        gone.spoke = if args.spoke.is_empty() { has.spoke.clone() } else { args.spoke.clone() };
+        gone.spoke.dedup();
     }
     if gone.defaulting {
         gone.defaulting_path = has.defaulting_path.clone();
@@ -177,14 +191,15 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
         });
         if let Some(hub) = hub {
             bail!(
-                "{}/{} {} has no webhooks of its own: its conversion is the conversion webhook of the hub, {}; delete that with `rop delete webhook --group {} --version {} --kind {} --conversion`",
+                "{}/{} {} has no webhooks of its own: its conversion is part of the conversion webhook of the hub, {}; delete it with `rop delete webhook --group {} --version {} --kind {} --conversion --spoke {}`",
                 args.api.group,
                 args.api.version,
                 args.api.kind,
                 hub.version,
                 args.api.group,
                 hub.version,
-                args.api.kind
+                args.api.kind,
+                args.api.version
             );
         }
         bail!(
@@ -205,8 +220,9 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     left.defaulting &= !gone.defaulting;
     left.validation &= !gone.validation;
     if gone.conversion {
-        left.conversion = false;
-        left.spoke.clear();
+        left.spoke.retain(|v| !gone.spoke.contains(v));
+        // With its last spoke the conversion webhook goes.
+        left.conversion = !left.spoke.is_empty();
     }
     left.defaulting_path = left.defaulting_path.filter(|_| left.defaulting);
     left.validation_path = left.validation_path.filter(|_| left.validation);

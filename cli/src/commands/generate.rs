@@ -72,12 +72,7 @@ fn check_crds(
     bundle: &rop::manifests::Bundle,
     files: &[rop::manifests::OutputFile],
 ) -> anyhow::Result<()> {
-    let converted: std::collections::BTreeSet<String> = project
-        .resources
-        .iter()
-        .filter(|r| r.webhooks.as_ref().is_some_and(|w| w.conversion))
-        .map(|r| format!("{}.{}", r.plural, r.full_group()))
-        .collect();
+    let converted = project.converted_crds();
     let rust_type = |crd: &str, version: &str| {
         bundle
             .kinds
@@ -337,6 +332,32 @@ fn check_bundle_matches_project(project: &Project, bundle: &rop::manifests::Bund
     Ok(())
 }
 
+/// Refuses a conversion hub (PROJECT's `webhooks.conversion`) that is not its kind's storage
+/// version: the manager would refuse to start (`rop::webhook::Conversion`), and the API server
+/// stores objects in the storage version, so a hub elsewhere converts every read and write twice.
+fn check_hubs_are_storage(project: &Project, bundle: &rop::manifests::Bundle) -> anyhow::Result<()> {
+    for hub in project.resources.iter().filter(|r| r.webhooks.as_ref().is_some_and(|w| w.conversion)) {
+        let crd = format!("{}.{}", hub.plural, hub.full_group());
+        let versions: Vec<&rop::manifests::KindManifest> =
+            bundle.kinds.iter().filter(|k| k.crd.metadata.name.as_deref() == Some(crd.as_str())).collect();
+        let is_storage = |k: &rop::manifests::KindManifest| k.crd.spec.versions[0].storage;
+        let Some(hub_kind) = versions.iter().find(|k| k.crd.spec.versions[0].name == hub.version) else { continue };
+        if is_storage(hub_kind) {
+            continue;
+        }
+        let storage = versions.iter().find(|k| is_storage(k)).map(|k| k.crd.spec.versions[0].name.clone());
+        let Some(storage) = storage else { continue };
+        bail!(
+            "the conversion hub of {kind} is {hub} (PROJECT), but its storage version is {storage} ({rust}'s #[rop(...)] does not say `storage`): the hub must be the storage version. Either move `storage` back to {hub}, or move the conversion webhook: `rop delete webhook --group {group} --version {hub} --kind {kind} --conversion`, then `rop create webhook --group {group} --version {storage} --kind {kind} --conversion --spoke {hub}` (with every other version as a --spoke too)",
+            kind = hub.kind,
+            hub = hub.version,
+            rust = hub_kind.rust_type,
+            group = hub.group,
+        );
+    }
+    Ok(())
+}
+
 /// Runs `rop generate` in the project at `root`.
 ///
 /// # Errors
@@ -349,6 +370,7 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
         format!("the manifests generator printed something that is not a manifests bundle: {:.200}", stdout.trim())
     })?;
     check_bundle_matches_project(&project, &bundle)?;
+    check_hubs_are_storage(&project, &bundle)?;
     let files = rop::manifests::assemble(&bundle, project.namespaced).map_err(|e| match &e {
         // Name the Rust types of the kind, so the user knows which files to fix.
         rop::manifests::AssembleError::Merge(merge) => {
