@@ -86,12 +86,16 @@ export CGO_ENABLED=0
 # The wrapper modules are generated, so `go mod tidy` writes their go.sum; the checksum
 # database (GOSUMDB, on by default) verifies every module it downloads.
 
+# Each long step says when it starts and how long it took (`rop testenv install` turns these
+# lines into a spinner on a terminal).
 go_or_die() { # WHAT CMD...
-  local what="$1"
+  local what="$1" started="$SECONDS"
   shift
+  log "step: $what"
   if ! "$@"; then
     die "$what failed (see the Go output above). Check network access to the module proxy ($(go env GOPROXY)) and free disk space (about 2 GB for the module and build caches)"
   fi
+  log "step done: $what ($((SECONDS - started)) s)"
 }
 
 build_etcd() {

@@ -67,14 +67,21 @@ pub fn error(text: &str) {
 
 /// A step that may take more than a few seconds (a build, a download), shown as it runs: on a
 /// terminal an indicatif spinner, or a byte bar when the size is known; off a terminal (CI
-/// logs, pipes) a line when it starts and one with the elapsed time when it ends, so a log
-/// never goes silent for minutes. `--quiet` hides both.
+/// logs, pipes) a line when it starts, `<message>: still running (<seconds> s)` every
+/// [`HEARTBEAT`], and one with the elapsed time when it ends, so a log never goes silent for
+/// minutes. `--quiet` hides all of it.
 pub struct Step {
     bar: indicatif::ProgressBar,
     message: String,
     started: std::time::Instant,
     lines: bool,
+    /// Off a terminal: the thread that prints a line every [`HEARTBEAT`] until the step ends
+    /// (dropping the sender ends it).
+    heartbeat: Option<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
 }
+
+/// How often a step off a terminal says it is still running.
+pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Step {
     /// Starts a step described by `message` ("building the manifests generator").
@@ -105,10 +112,24 @@ impl Step {
         bar.set_message(message.to_string());
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
         let lines = !quiet() && !terminal;
-        if lines {
+        let started = std::time::Instant::now();
+        let heartbeat = lines.then(|| {
             eprintln!("{message} ...");
-        }
-        Step { bar, message: message.to_string(), started: std::time::Instant::now(), lines }
+            let (stop, stopped) = std::sync::mpsc::channel::<()>();
+            let message = message.to_string();
+            let thread = std::thread::spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(HEARTBEAT) {
+                    eprintln!("{message}: still running ({} s)", started.elapsed().as_secs());
+                }
+            });
+            (stop, thread)
+        });
+        Step { bar, message: message.to_string(), started, lines, heartbeat }
+    }
+
+    /// Prints `line` on stderr without garbling the spinner.
+    pub fn println(&self, line: &str) {
+        self.bar.suspend(|| eprintln!("{line}"));
     }
 
     /// Adds `bytes` to a byte bar.
@@ -117,8 +138,12 @@ impl Step {
     }
 
     /// Ends the step; off a terminal prints `<message>: <outcome> (<seconds> s)`.
-    pub fn finish(self, outcome: &str) {
+    pub fn finish(mut self, outcome: &str) {
         self.bar.finish_and_clear();
+        if let Some((stop, thread)) = self.heartbeat.take() {
+            drop(stop);
+            let _ = thread.join();
+        }
         if self.lines {
             eprintln!("{}: {outcome} ({:.1} s)", self.message, self.started.elapsed().as_secs_f64());
         }

@@ -127,7 +127,7 @@ fn what_an_image_alone_leaves_to_chance_is_said_after_the_files() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr,
-        "warning: no --run-as-user: the Pods run as redis:7.2-alpine's own user, and their `runAsNonRoot: true` refuses one that starts as root (most official images do); give the image's non-root user id, e.g. --run-as-user 1001, or set RUN_AS_USER in the controller\n\
+        "warning: no --run-as-user: the Pods run as redis:7.2-alpine's own user, and their `runAsNonRoot: true` refuses one that starts as root (most official images do); give the user id the image is built to run as (its Dockerfile's USER: 11211 for memcached's alpine images, 101 for nginxinc/nginx-unprivileged), or set RUN_AS_USER in the controller. An image that needs root (the official nginx) cannot run under the restricted policy: use its unprivileged variant\n\
          warning: no --image-container-port: the Pods get no readiness probe, so the rollout takes a running Pod for a ready one; give the port, e.g. --image-container-port 6379, or give the container a readiness probe in the controller\n"
     );
     // A Deployment without a port has nothing to wait for; with a user, nothing is said.

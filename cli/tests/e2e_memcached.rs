@@ -187,12 +187,14 @@ fn memcached_operator_builds_tests_and_validates() {
     let out = common::rop(&dir, &["generate"]);
     let generated = String::from_utf8_lossy(&out.stdout);
     assert!(generated.contains("create    config/crd/bases/cache.example.com_memcacheds.yaml"), "{generated}");
-    // Off a terminal the build says when it starts and how long it took.
+    // Off a terminal the build says when it starts, that it is still running every half
+    // minute, and how long it took.
     let stderr = String::from_utf8_lossy(&out.stderr);
     let step = "building and running the manifests generator (cargo run -p memcached-operator-api --bin manifests)";
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.first(), Some(&format!("{step} ...").as_str()), "{stderr}");
-    assert!(lines.get(1).is_some_and(|l| l.starts_with(&format!("{step}: done ("))), "{stderr}");
+    let running = lines[1..].iter().take_while(|l| l.starts_with(&format!("{step}: still running ("))).count();
+    assert!(lines.get(1 + running).is_some_and(|l| l.starts_with(&format!("{step}: done ("))), "{stderr}");
     let crd = std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap();
     let golden_path = common::testdata().join("e2e/cache.example.com_memcacheds.yaml");
     if std::env::var_os("ROP_BLESS").is_some() {
@@ -242,6 +244,20 @@ fn memcached_operator_builds_tests_and_validates() {
         stderr,
         "config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): error[defaults.invalid] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[copies].default: Invalid value: 0:  in body should be greater than or equal to 1 (fix: change the default so that it is valid for its node's schema and the schemas below it)\n  help: the default of spec.copies (in v1alpha1::Memcached) comes from #[rop(default = …)] or #[rop(default_json = …)] on that field, or from #[serde(default)] and its type's Default: change it so the check above holds\nerror: 1 generated CRD problem the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"
     );
+    // An enum serde writes as a string or an object has no structural schema: `rop generate`
+    // names the field, the type and the ways out, and writes nothing.
+    let mixed = original.replace(
+        "    pub size: Option<i32>,\n",
+        "    pub size: Option<i32>,\n    /// Which pods.\n    #[serde(default)]\n    pub selector: Selector,\n",
+    ) + "\n/// Pods to select.\n#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]\npub enum Selector {\n    #[default]\n    All,\n    Named(Vec<String>),\n}\n";
+    std::fs::write(&types, &mixed).unwrap();
+    let out = common::rop(&dir, &["generate"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        common::without_progress(&out.stderr),
+        "error: 1 schema node would accept any value:\n  spec.selector (in v1alpha1::Memcached): `Selector` is written as a string or an object (serde's form of its variants), and a CRD schema node has one type, so the API server would keep any value there unvalidated\nhelp: make the variants one JSON type (every value an object: tag the enum with #[serde(tag = \"type\")], or give unit variants a body, `Off {}`), or accept an unvalidated field: derive rop::JsonSchema on the enum and add #[rop(preserve_unknown_fields)] to it (or to the field)\n"
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap(), crd);
     // Owning Deployments gives the controller the watch and the RBAC it needs, from one line.
     let owning = original.replace(
         "#[serde(rename_all = \"camelCase\")]\npub struct MemcachedSpec",
@@ -354,6 +370,31 @@ fn memcached_operator_builds_tests_and_validates() {
     write_webhook_rules(&dir.join("src/webhook/memcached_v1alpha1.rs"));
     run(&dir, "cargo", &["fmt", "--package", "memcached-operator"]);
     rop_ok(&dir, &["generate"]);
+    // `storage` moved away from the hub: `rop generate` says how to move the webhook too.
+    let (hub_types, spoke_types) =
+        (dir.join("api/src/v1alpha1/memcached.rs"), dir.join("api/src/v1beta1/memcached.rs"));
+    let (hub_text, spoke_text) =
+        (std::fs::read_to_string(&hub_types).unwrap(), std::fs::read_to_string(&spoke_types).unwrap());
+    // `#[rop(namespaced, storage, ...)]` on one line or, when long, one key per line.
+    let move_storage = |text: &str, add: bool| {
+        let (one_line, per_line) = if add {
+            (("namespaced, ", "namespaced, storage, "), ("    namespaced,\n", "    namespaced,\n    storage,\n"))
+        } else {
+            (("namespaced, storage, ", "namespaced, "), ("    namespaced,\n    storage,\n", "    namespaced,\n"))
+        };
+        let (from, to) = if text.contains("#[rop(namespaced, ") { one_line } else { per_line };
+        assert!(text.contains(from), "{text}");
+        text.replacen(from, to, 1)
+    };
+    std::fs::write(&hub_types, move_storage(&hub_text, false)).unwrap();
+    std::fs::write(&spoke_types, move_storage(&spoke_text, true)).unwrap();
+    let out = common::rop(&dir, &["generate"]);
+    assert_eq!(
+        common::without_progress(&out.stderr),
+        "error: the conversion hub of Memcached is v1alpha1 (PROJECT), but its storage version is v1beta1 (v1alpha1::Memcached's #[rop(...)] does not say `storage`): the hub must be the storage version. Either move `storage` back to v1alpha1, or move the conversion webhook: `rop delete webhook --group cache --version v1alpha1 --kind Memcached --conversion`, then `rop create webhook --group cache --version v1beta1 --kind Memcached --conversion --spoke v1alpha1` (with every other version as a --spoke too)\n"
+    );
+    std::fs::write(&hub_types, &hub_text).unwrap();
+    std::fs::write(&spoke_types, &spoke_text).unwrap();
     let manifests = std::fs::read_to_string(dir.join("config/webhook/manifests.yaml")).unwrap();
     assert!(manifests.contains("  name: mmemcached-v1alpha1.cache.example.com\n"), "{manifests}");
     assert!(manifests.contains("      path: /validate-cache-example-com-v1alpha1-memcached\n"), "{manifests}");

@@ -9,8 +9,9 @@
 //! (`scripts/install-testenv.sh`, embedded in the binary). The install folder is `--dir`, else
 //! `$ROP_TESTENV_DIR`, else `~/.cache/rop-testenv/bin`, where rop-testenv looks.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use anyhow::{Context as _, bail};
 use clap::{Args, Subcommand, ValueEnum};
@@ -253,7 +254,11 @@ fn built_and_current(dir: &Path) -> bool {
 fn build(dir: &Path, given: bool) -> anyhow::Result<()> {
     let mut script = Command::new("bash");
     script.arg("-c").arg(INSTALL_SCRIPT).arg("rop testenv install").arg(dir);
-    let status = script.status().context("cannot run bash, which runs the install script")?;
+    let mut child = script.stderr(Stdio::piped()).spawn().context("cannot run bash, which runs the install script")?;
+    if let Some(stderr) = child.stderr.take() {
+        relay_steps(BufReader::new(stderr));
+    }
+    let status = child.wait().context("waiting for the install script")?;
     if !status.success() {
         bail!("installing the test API server failed (its output above says why)");
     }
@@ -261,6 +266,35 @@ fn build(dir: &Path, given: bool) -> anyhow::Result<()> {
         ui::info(&format!("the tests find them with ROP_TESTENV_DIR={}", dir.display()));
     }
     Ok(())
+}
+
+/// Passes the build script's stderr through, except its `step:` lines (`go_or_die` in the
+/// script: `install-testenv: step: building etcd`, then `install-testenv: step done: ...`),
+/// which become [`ui::Step`]s: a spinner on a terminal, a line at each end with the elapsed
+/// time and one every half minute off a terminal.
+fn relay_steps(stderr: impl BufRead) {
+    let mut step: Option<ui::Step> = None;
+    for line in stderr.lines() {
+        let Ok(line) = line else { break };
+        if let Some(what) = line.strip_prefix("install-testenv: step: ") {
+            if let Some(previous) = step.take() {
+                previous.finish("done");
+            }
+            step = Some(ui::Step::start(what));
+        } else if line.starts_with("install-testenv: step done: ") {
+            if let Some(done) = step.take() {
+                done.finish("done");
+            }
+        } else {
+            match &step {
+                Some(step) => step.println(&line),
+                None => eprintln!("{line}"),
+            }
+        }
+    }
+    if let Some(failed) = step {
+        failed.finish("failed");
+    }
 }
 
 /// Prints the folder and what each binary says its version is, as the build script does;

@@ -196,7 +196,7 @@ impl DeployImage {
         let mut warnings = Vec::new();
         if self.run_as_user.is_none() {
             warnings.push(format!(
-                "no --run-as-user: the Pods run as {}'s own user, and their `runAsNonRoot: true` refuses one that starts as root (most official images do); give the image's non-root user id, e.g. --run-as-user 1001, or set RUN_AS_USER in the controller",
+                "no --run-as-user: the Pods run as {}'s own user, and their `runAsNonRoot: true` refuses one that starts as root (most official images do); give the user id the image is built to run as (its Dockerfile's USER: 11211 for memcached's alpine images, 101 for nginxinc/nginx-unprivileged), or set RUN_AS_USER in the controller. An image that needs root (the official nginx) cannot run under the restricted policy: use its unprivileged variant",
                 self.image
             ));
         }
