@@ -24,7 +24,11 @@
 //!   `/metrics`, leader election, logging and shutdown, and the webhook server;
 //! - `webhook` (a generated manager turns it on): [`webhook`], the HTTPS server for
 //!   defaulting, validating and conversion webhooks;
-//! - `otel`: the manager exports a span per reconciliation over OTLP/HTTP.
+//! - `otel`: the manager exports a span per reconciliation over OTLP/HTTP;
+//! - `k8s-json-schema` (on by default): `JsonSchema` for k8s-openapi's types, so a spec or
+//!   status can hold a `Condition`, a `PodTemplateSpec` or a `Quantity`. Only a crate that
+//!   never derives a schema (the rop CLI) turns it off, and builds k8s-openapi in a third of
+//!   the time.
 //!
 //! The CRD verifier the `rop` CLI runs is the `rop-verify` crate.
 
