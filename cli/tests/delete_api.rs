@@ -172,6 +172,18 @@ fn the_controllers_version_moves_the_controller_or_refuses() {
         String::from_utf8_lossy(&out.stderr),
         "error: --move-controller-to: cache/v1 Memcached has no controller to move\n"
     );
+    let out = delete(&dir, "v1alpha1", "Memcached", &["--move-controller-to", "v1alpha1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --move-controller-to v1alpha1: v1alpha1 is the version being deleted; name one that Memcached keeps: v1\n"
+    );
+    let out = delete(&dir, "v1alpha1", "Memcached", &["--move-controller-to", ""]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("a value is required for '--move-controller-to <VERSION>' but none was supplied"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = delete(&dir, "v1alpha1", "Memcached", &["--move-controller-to", "v2"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),

@@ -81,6 +81,10 @@ fn one_spoke_goes_alone() {
         error(&run(&dir, "delete", &["--conversion", "--spoke", "v3"])),
         "error: --spoke v3: the conversion webhook of cache/v1 Memcached converts v1beta1, v2, not v3"
     );
+    assert_eq!(
+        error(&run(&dir, "delete", &["--conversion", "--spoke", "v1"])),
+        "error: --spoke v1: that is the hub of the conversion webhook, not a spoke; the spokes are v1beta1, v2 (without --spoke the whole webhook goes)"
+    );
     ok(&dir, "delete", &["--conversion", "--spoke", "v1beta1"]);
     let (_tmp2, only) = project();
     api(&only, "v2");

@@ -255,7 +255,7 @@ fn memcached_operator_builds_tests_and_validates() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         common::without_progress(&out.stderr),
-        "error: 1 schema node would accept any value:\n  spec.selector (in v1alpha1::Memcached): `Selector` is written as a string or an object (serde's form of its variants), and a CRD schema node has one type, so the API server would keep any value there unvalidated\nhelp: make the variants one JSON type (every value an object: tag the enum with #[serde(tag = \"type\")], or give unit variants a body, `Off {}`), or accept an unvalidated field: derive rop::JsonSchema on the enum and add #[rop(preserve_unknown_fields)] to it (or to the field)\n"
+        "error: 1 schema node would accept any value:\n  spec.selector (in v1alpha1::Memcached): `Selector` is written as a string or an object (serde's form of its variants), and a CRD schema node has one type, so the API server would keep any value there unvalidated\nhelp: make every value an object: give each unit variant an empty body (`Variant {}`) and each variant that wraps a string, number or list a named field (`Variant { value: T }`); the enum may then be tagged (#[serde(tag = \"type\")], which needs every data variant to be a struct). Or accept an unvalidated field: derive rop::JsonSchema on the enum and add #[rop(preserve_unknown_fields)] to it (or to the field)\n"
     );
     assert_eq!(std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap(), crd);
     // Owning Deployments gives the controller the watch and the RBAC it needs, from one line.

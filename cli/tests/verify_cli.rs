@@ -58,7 +58,7 @@ fn warnings_alone_exit_zero_and_other_kinds_are_noted() {
 fn missing_file_fails() {
     let (stdout, code) = run(&["/nonexistent/crd.yaml"]);
     assert!(stdout.starts_with("/nonexistent/crd.yaml: error: cannot read /nonexistent/crd.yaml"), "{stdout}");
-    assert!(stdout.ends_with("1 file, 0 CRDs: 0 errors, 0 warnings\n"), "{stdout}");
+    assert!(stdout.ends_with("1 file (1 unreadable), 0 CRDs: 0 errors, 0 warnings\n"), "{stdout}");
     assert_eq!(code, 1);
 }
 
@@ -98,4 +98,23 @@ fn a_projects_conversion_webhook_answers_the_strategy_none_warning() {
             "{file}: note: conversion.none-schemas-differ not reported: PROJECT gives widgets.example.com a conversion webhook, which config/crd/patches/ sets when kustomize builds config/\n1 file, 1 CRD: 0 errors, 0 warnings\n"
         )
     );
+}
+
+/// `-` is standard input.
+#[test]
+fn a_dash_reads_standard_input() {
+    use std::io::Write;
+    let text = std::fs::read_to_string(corpus("invalid/018-versions.non-kube-like.yaml")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rop"))
+        .args(["verify", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("-: warning[versions.non-kube-like] spec.versions[0].name:"), "{stdout}");
+    assert!(stdout.ends_with("1 file, 1 CRD: 0 errors, 1 warning\n"), "{stdout}");
+    assert_eq!(out.status.code(), Some(0));
 }

@@ -42,10 +42,52 @@ pub fn mixed_external(input: &DeriveInput, data: &DataEnum, markers: &Parsed) ->
         first_unit.ident.span(),
         format!(
             "enum `{name}` mixes unit variants (`{unit}`) with data variants (`{other}`): serde writes the first as a string and the second as an object, and a CRD schema node has one type, so the API server would keep any value here unvalidated. \
-             Make every value an object: give the unit variants a body (`{unit} {{}}`), or tag the enum (`#[serde(tag = \"type\")]`). \
+             Make every value an object: give the unit variants a body (`{unit} {{}}`); the enum may then be tagged (`#[serde(tag = \"type\")]`, which needs every data variant to be a struct). \
              Or accept an unvalidated field: `#[rop(preserve_unknown_fields)]` on `{name}`",
             unit = first_unit.ident,
             other = first_other.ident,
         ),
     ))
+}
+
+/// Whether `ty` is written as something other than a JSON object: a string, number, bool,
+/// list, tuple or `Option` of one, by its last path segment (a named struct or map type is
+/// taken to be an object).
+fn not_an_object(ty: &syn::Type) -> bool {
+    const SCALARS: [&str; 21] = [
+        "String", "str", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
+        "usize", "f32", "f64", "Vec", "VecDeque", "BTreeSet",
+    ];
+    match ty {
+        syn::Type::Reference(r) => not_an_object(&r.elem),
+        syn::Type::Array(_) | syn::Type::Slice(_) | syn::Type::Tuple(_) => true,
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            SCALARS.contains(&s.ident.to_string().as_str()) || s.ident == "HashSet" || s.ident == "Option"
+        }),
+        _ => false,
+    }
+}
+
+/// The error for an internally tagged `data` (`#[serde(tag = "...")]` without `content`) with
+/// a variant that wraps a value serde cannot put the tag into (`Named(Vec<String>)`): serde
+/// fails on it at run time, and the schema has no place for the value.
+pub fn internally_tagged_newtype(input: &DeriveInput, data: &DataEnum) -> Option<syn::Error> {
+    if !serde_has(&input.attrs, &["tag"]) || serde_has(&input.attrs, &["content", "untagged"]) {
+        return None;
+    }
+    let name = &input.ident;
+    data.variants.iter().filter(|v| !serde_has(&v.attrs, &["skip", "untagged"])).find_map(|v| {
+        let Fields::Unnamed(fields) = &v.fields else { return None };
+        let only = fields.unnamed.first().filter(|_| fields.unnamed.len() == 1)?;
+        not_an_object(&only.ty).then(|| {
+            let variant = &v.ident;
+            let ty = quote::ToTokens::to_token_stream(&only.ty).to_string().replace(' ', "");
+            syn::Error::new(
+                variant.span(),
+                format!(
+                    "variant `{variant}` of the internally tagged enum `{name}` (#[serde(tag = ...)]) wraps a `{ty}`, which has no object to put the tag in: serde refuses to write it, and the CRD schema has no place for it. Give the value a name: `{variant} {{ value: {ty} }}`"
+                ),
+            )
+        })
+    })
 }

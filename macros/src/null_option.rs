@@ -48,8 +48,15 @@ pub fn warnings<'a>(fields: impl IntoIterator<Item = &'a Field>) -> TokenStream 
     for field in fields.into_iter().filter(|f| written_as_null(f)) {
         let Some(ident) = &field.ident else { continue };
         let name = ident.to_string();
+        // A field with `#[serde(default)]` already takes only the missing key (serde refuses a
+        // second `default`).
+        let add = if has_key(&field.attrs, "serde", &["default"]) {
+            "skip_serializing_if = \"Option::is_none\" to the #[serde(...)] of"
+        } else {
+            "#[serde(default, skip_serializing_if = \"Option::is_none\")] to"
+        };
         let note = format!(
-            "`{name}` is an Option that serde writes as `null` when it is None, and server-side apply refuses `null` for a field that is not nullable (422 \"must be of type ...: \\\"null\\\"\"): add #[serde(default, skip_serializing_if = \"Option::is_none\")] to `{name}`, or #[rop(nullable)] if `null` must be kept"
+            "`{name}` is an Option that serde writes as `null` when it is None, and server-side apply refuses `null` for a field that is not nullable (422 \"must be of type ...: \\\"null\\\"\"): add {add} `{name}`, or #[rop(nullable)] if `null` must be kept"
         );
         let constant = format_ident!("option_field_written_as_null", span = ident.span());
         tokens.extend(quote_spanned! {field.ty.span()=>

@@ -198,6 +198,9 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
             if let Some(mixed) = crate::enum_shape::mixed_external(input, e, &container) {
                 combine(&mut errors, mixed);
             }
+            if let Some(newtype) = crate::enum_shape::internally_tagged_newtype(input, e) {
+                combine(&mut errors, newtype);
+            }
             let variants = e.variants.iter().map(|v| {
                 if let Some(attr) = v.attrs.iter().find(|a| a.path().is_ident("rop")) {
                     combine(

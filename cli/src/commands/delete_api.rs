@@ -29,7 +29,7 @@ pub struct DeleteApiArgs {
     pub force: bool,
     /// Keep the kind's controller, which this version carries, and make it reconcile
     /// VERSION of the kind instead: its `use` lines and its test's sample move there.
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub move_controller_to: Option<String>,
     /// Print what would be deleted or changed, and change nothing.
     #[arg(long)]
@@ -232,6 +232,13 @@ fn controller_heir(root: &Path, project: &Project, index: usize, to: Option<&str
         }
         Some(_) if !gone.controller => {
             bail!("--move-controller-to: {group}/{version} {kind} has no controller to move")
+        }
+        Some(to) if to == version.as_str() => {
+            let names: Vec<&str> = others.iter().map(|(_, r)| r.version.as_str()).collect();
+            bail!(
+                "--move-controller-to {to}: {to} is the version being deleted; name one that {kind} keeps{}",
+                if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) }
+            )
         }
         Some(to) => match others.iter().find(|(_, r)| r.version == to) {
             Some((i, _)) => Ok(Some(*i)),

@@ -42,7 +42,7 @@ pub struct DeleteWebhookArgs {
     pub conversion: bool,
     /// With --conversion: delete only these spokes' conversions (comma-separated or
     /// repeated); the webhook stays for the others. All of them is the whole webhook.
-    #[arg(long, value_delimiter = ',', requires = "conversion")]
+    #[arg(long, value_delimiter = ',', requires = "conversion", value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub spoke: Vec<String>,
     /// Delete files even if they were edited since rop wrote them.
     #[arg(long)]
@@ -67,6 +67,13 @@ fn chosen(args: &DeleteWebhookArgs, has: &Webhooks) -> anyhow::Result<Webhooks> 
         *slot = present && (asked || all);
     }
     if gone.conversion {
+        if args.spoke.contains(&args.api.version) {
+            bail!(
+                "--spoke {}: that is the hub of the conversion webhook, not a spoke; the spokes are {} (without --spoke the whole webhook goes)",
+                args.api.version,
+                has.spoke.join(", ")
+            );
+        }
         if let Some(other) = args.spoke.iter().find(|v| !has.spoke.contains(v)) {
             bail!(
                 "--spoke {other}: the conversion webhook of {}/{} {} converts {}, not {other}",

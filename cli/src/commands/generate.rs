@@ -45,9 +45,15 @@ fn run_generator(root: &Path, project: &Project) -> anyhow::Result<String> {
         .output()
         .context("cannot run cargo: is the Rust toolchain installed and on PATH?")?;
     step.finish(if output.status.success() { "done" } else { "failed" });
+    let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
         bail!("the manifests generator failed to build or run; cargo said:\n{}", stderr.trim_end());
+    }
+    // The compiler's warnings about the types (an `Option` serde writes as `null`, ...) are
+    // for the user, who runs `rop generate` after editing them rather than `cargo build`;
+    // cargo replays them on every run until they are fixed.
+    if stderr.contains("warning") {
+        eprintln!("{}", stderr.trim_end());
     }
     String::from_utf8(output.stdout).context("the manifests generator printed something that is not UTF-8")
 }
@@ -94,7 +100,9 @@ fn check_crds(
             let rust = version.and_then(|v| rust_type(name, v));
             let source = rust.as_ref().map(|t| format!(" ({t})")).unwrap_or_default();
             errors += print_finding(&format!("{}{source}", file.path), &finding);
-            if let Some(hint) = default_hint(&finding, rust.as_deref().unwrap_or("the kind")) {
+            let hint = default_hint(&finding, rust.as_deref().unwrap_or("the kind"))
+                .or_else(|| unsigned_hint(&finding, rust.as_deref().unwrap_or("the kind")));
+            if let Some(hint) = hint {
                 eprintln!("  help: {hint}");
             }
             for hint in bound_hints(&finding, rust.as_deref().unwrap_or("the kind")) {
@@ -124,6 +132,19 @@ fn default_hint(finding: &rop_verify::Finding, rust_type: &str) -> Option<String
     Some(format!(
         "the default of {field} (in {rust_type}) comes from #[rop(default = …)] or #[rop(default_json = …)] on that \
          field, or from #[serde(default)] and its type's Default: change it so the check above holds"
+    ))
+}
+
+/// For an unsigned integer field (`format: uint16`, from a Rust `u16`), the Rust spelling of
+/// the fix the API conventions ask for: a signed type with the same bounds.
+fn unsigned_hint(finding: &rop_verify::Finding, rust_type: &str) -> Option<String> {
+    if finding.rule != Rule::LintUnsigned {
+        return None;
+    }
+    let field = rop_verify::compat::field_of(&finding.path)?;
+    Some(format!(
+        "{field} (in {rust_type}) is an unsigned Rust integer: make it i32 (or i64 for u32 and wider) with \
+         #[schemars(range(min = 0))], and the type's upper bound if it matters (u16: max = 65535)"
     ))
 }
 

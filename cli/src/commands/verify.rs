@@ -23,7 +23,8 @@ use clap::Args;
 /// Arguments of `rop verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// CRD YAML files to check (multi-document files are fine; non-CRD documents are skipped).
+    /// CRD YAML files to check (multi-document files are fine; non-CRD documents are skipped);
+    /// `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -82,9 +83,10 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
         totals.files += 1;
     }
     crate::ui::out(&format!(
-        "{} file{}, {} CRD{}: {} error{}, {} warning{}",
+        "{} file{}{}, {} CRD{}: {} error{}, {} warning{}",
         totals.files,
         plural(totals.files),
+        if unreadable.is_empty() { String::new() } else { format!(" ({} unreadable)", unreadable.len()) },
         totals.crds,
         plural(totals.crds),
         totals.errors,
@@ -112,7 +114,12 @@ fn verify_file(
     converted: &BTreeSet<String>,
     totals: &mut Totals,
 ) -> anyhow::Result<Vec<String>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    // `-` is standard input, as for kubectl (`kubectl kustomize config/crd | rop verify -`).
+    let text = if path.file_name().is_some_and(|n| n == "-") && shown == "-" {
+        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?
+    };
     let docs = rop_verify::yaml_documents(&text)?;
     let multi = docs.len() > 1;
     let mut lines = Vec::new();

@@ -12,6 +12,7 @@ use crate::rules::Rule;
 
 const RULE: Rule = Rule::SampleSchema;
 const FIX: &str = "change the value to one the CRD's schema allows";
+const FIX_REQUIRED: &str = "add the field: the CRD's schema requires it";
 
 /// A `pattern` as the API server reads it: Go's RE2 syntax (`(?i)` and other inline flags
 /// included), which the `regex` crate shares, rather than JSON Schema's ECMA-262 regular
@@ -176,7 +177,9 @@ pub(crate) fn validate_named(object: &Value, root: &Value, root_name: &str, repo
             }
         }
         for (at, message) in errors.describe(&error) {
-            report.add(RULE, at, message, FIX);
+            // A missing field has no value to change.
+            let fix = if message.starts_with("Required value") { FIX_REQUIRED } else { FIX };
+            report.add(RULE, at, message, fix);
         }
     }
     // A failed `allOf` is also said once, at the parent of the value and in its name, and

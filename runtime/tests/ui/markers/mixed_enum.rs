@@ -32,4 +32,25 @@ pub enum OnlyData {
     Named(Vec<String>),
 }
 
+/// Internally tagged, with a variant that wraps a list: serde cannot put the tag in it.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+pub enum TaggedList {
+    All,
+    Named(Vec<String>),
+}
+
+/// Internally tagged, wrapping a struct: fine.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type")]
+pub enum TaggedStruct {
+    All,
+    Git(Git),
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct Git {
+    pub url: String,
+}
+
 fn main() {}

@@ -13,6 +13,8 @@ pub struct WebsiteSpec {
     #[rop(nullable)]
     pub note: Option<String>,
     pub mirror: Option<Mirror>,
+    #[serde(default)]
+    pub alias: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
