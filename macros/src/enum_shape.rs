@@ -42,7 +42,7 @@ pub fn mixed_external(input: &DeriveInput, data: &DataEnum, markers: &Parsed) ->
         first_unit.ident.span(),
         format!(
             "enum `{name}` mixes unit variants (`{unit}`) with data variants (`{other}`): serde writes the first as a string and the second as an object, and a CRD schema node has one type, so the API server would keep any value here unvalidated. \
-             Make every value an object: give the unit variants a body (`{unit} {{}}`); the enum may then be tagged (`#[serde(tag = \"type\")]`, which needs every data variant to be a struct). \
+             Make every value an object: tag the enum (`#[serde(tag = \"type\")]`), which keeps `{unit}` as it is and needs every data variant to hold a struct (one that wraps a string, number or list takes a named field: `Variant {{ value: T }}`); or give the unit variants a body (`{unit} {{}}`). \
              Or accept an unvalidated field: `#[rop(preserve_unknown_fields)]` on `{name}`",
             unit = first_unit.ident,
             other = first_other.ident,

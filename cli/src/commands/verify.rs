@@ -130,7 +130,8 @@ fn verify_file(
         let label = if multi { format!("{shown}#{}", index + 1) } else { shown.to_string() };
         if !rop_verify::is_crd(doc) {
             let kind = doc.get("kind").and_then(|k| k.as_str()).unwrap_or("<no kind>");
-            lines.push(format!("{label}: note: skipped a {kind} document (not a CustomResourceDefinition)"));
+            let article = if kind.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
+            lines.push(format!("{label}: note: skipped {article} {kind} document (not a CustomResourceDefinition)"));
             continue;
         }
         totals.crds += 1;

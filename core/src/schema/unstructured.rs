@@ -49,7 +49,7 @@ impl Unstructured {
     }
 
     /// The ways out, for any [`Unstructured`] node.
-    pub const FIX: &'static str = "make every value an object: give each unit variant an empty body (`Variant {}`) and each variant that wraps a string, number or list a named field (`Variant { value: T }`); the enum may then be tagged (#[serde(tag = \"type\")], which needs every data variant to be a struct). Or accept an unvalidated field: derive rop::JsonSchema on the enum and add #[rop(preserve_unknown_fields)] to it (or to the field)";
+    pub const FIX: &'static str = "make every value an object: tag the enum (#[serde(tag = \"type\")]), which keeps unit variants as they are and needs every data variant to hold a struct (one that wraps a string, number or list takes a named field: `Variant { value: T }`); or, untagged, give each unit variant an empty body (`Variant {}`). Or accept an unvalidated field: derive rop::JsonSchema on the enum and add #[rop(preserve_unknown_fields)] to it (or to the field)";
 }
 
 fn or_list(items: &[String]) -> String {
