@@ -11,18 +11,11 @@
 
 use syn::{Attribute, DataEnum, DeriveInput, Fields};
 
-use crate::schema_attrs::{Parsed, skip_value};
+use crate::schema_attrs::{Parsed, attr_has};
 
 /// Whether any `#[serde(...)]` among `attrs` has one of `keys`.
 fn serde_has(attrs: &[Attribute], keys: &[&str]) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident("serde")).any(|a| {
-        let mut found = false;
-        let _ = a.parse_nested_meta(|meta| {
-            found |= keys.iter().any(|k| meta.path.is_ident(k));
-            skip_value(&meta)
-        });
-        found
-    })
+    attr_has(attrs, "serde", keys)
 }
 
 /// The error for an externally tagged `data` with unit and data variants, unless `markers`

@@ -12,19 +12,7 @@ use quote::{format_ident, quote_spanned};
 use syn::Field;
 use syn::spanned::Spanned;
 
-use crate::schema_attrs::skip_value;
-
-/// Whether any `#[name(...)]` among `attrs` has one of `keys`.
-fn has_key(attrs: &[syn::Attribute], name: &str, keys: &[&str]) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident(name)).any(|a| {
-        let mut found = false;
-        let _ = a.parse_nested_meta(|meta| {
-            found |= keys.iter().any(|k| meta.path.is_ident(k));
-            skip_value(&meta)
-        });
-        found
-    })
-}
+use crate::schema_attrs::attr_has;
 
 fn is_option(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
@@ -34,12 +22,12 @@ fn is_option(ty: &syn::Type) -> bool {
 /// otherwise), and the schema does not allow it.
 fn written_as_null(field: &Field) -> bool {
     is_option(&field.ty)
-        && !has_key(
+        && !attr_has(
             &field.attrs,
             "serde",
             &["skip_serializing_if", "skip", "skip_serializing", "flatten", "serialize_with", "with"],
         )
-        && !has_key(&field.attrs, "rop", &["nullable", "schemaless", "preserve_unknown_fields"])
+        && !attr_has(&field.attrs, "rop", &["nullable", "schemaless", "preserve_unknown_fields"])
 }
 
 /// One warning per named field among `fields` that serde writes as `null`, pointing at it.
@@ -50,7 +38,7 @@ pub fn warnings<'a>(fields: impl IntoIterator<Item = &'a Field>) -> TokenStream 
         let name = ident.to_string();
         // A field with `#[serde(default)]` already takes only the missing key (serde refuses a
         // second `default`).
-        let add = if has_key(&field.attrs, "serde", &["default"]) {
+        let add = if attr_has(&field.attrs, "serde", &["default"]) {
             "skip_serializing_if = \"Option::is_none\" to the #[serde(...)] of"
         } else {
             "#[serde(default, skip_serializing_if = \"Option::is_none\")] to"

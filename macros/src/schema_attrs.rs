@@ -531,6 +531,19 @@ pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
+/// Whether any `#[name(...)]` among `attrs` has one of `keys` (`serde`, `["skip", "flatten"]`),
+/// with or without a value.
+pub fn attr_has(attrs: &[syn::Attribute], name: &str, keys: &[&str]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident(name)).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            found |= keys.iter().any(|k| meta.path.is_ident(k));
+            skip_value(&meta)
+        });
+        found
+    })
+}
+
 /// Whether `key` is a schema marker a type may carry (so `#[derive(CustomResource)]` leaves it
 /// to `#[derive(rop::JsonSchema)]`).
 pub fn is_type_key(key: &str) -> bool {

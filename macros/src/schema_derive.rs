@@ -43,16 +43,7 @@ fn has_container_default(attrs: &[Attribute]) -> bool {
 /// `#[serde(default)]` struct.
 fn serde_may_omit(field: &syn::Field, container_default: bool) -> bool {
     let option = matches!(&field.ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"));
-    let defaulted = field.attrs.iter().filter(|a| a.path().is_ident("serde")).any(|a| {
-        let mut found = false;
-        let _ = a.parse_nested_meta(|meta| {
-            if ["default", "skip", "skip_deserializing"].iter().any(|k| meta.path.is_ident(k)) {
-                found = true;
-            }
-            schema_attrs::skip_value(&meta)
-        });
-        found
-    });
+    let defaulted = schema_attrs::attr_has(&field.attrs, "serde", &["default", "skip", "skip_deserializing"]);
     option || defaulted || container_default
 }
 
