@@ -33,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+mod certs;
 mod leader;
 mod options;
 mod probes;
@@ -53,6 +54,7 @@ use tracing::{error, info, warn};
 use crate::controller::{self, Metrics, Reconciler, RunOptions};
 use crate::webhook;
 
+pub use certs::{CertMode, SECRET_NAME as WEBHOOK_CERT_SECRET, UrlError};
 pub use options::{BindAddress, LeaderElectionTiming, Options, TimingError};
 pub use probes::Readiness;
 
@@ -91,6 +93,9 @@ pub enum Error {
     /// The webhook server could not start or failed.
     #[error(transparent)]
     Webhooks(#[from] webhook::ServeError),
+    /// `--webhook-url` is not an HTTPS URL.
+    #[error(transparent)]
+    WebhookUrl(#[from] UrlError),
     /// The leader election flags do not fit together.
     #[error(transparent)]
     LeaderElectionTiming(#[from] TimingError),
@@ -111,6 +116,7 @@ pub struct Manager {
     metrics: Metrics,
     controllers: Vec<StartController>,
     webhooks: Option<webhook::Server>,
+    readiness: Readiness,
 }
 
 impl Manager {
@@ -119,7 +125,16 @@ impl Manager {
     pub fn new(name: &str, options: Options) -> Self {
         let mut registry = Registry::default();
         let metrics = Metrics::register(&mut registry);
-        Self { name: name.into(), options, client: None, registry, metrics, controllers: Vec::new(), webhooks: None }
+        Self {
+            name: name.into(),
+            options,
+            client: None,
+            registry,
+            metrics,
+            controllers: Vec::new(),
+            webhooks: None,
+            readiness: Readiness::default(),
+        }
     }
 
     /// A manager that uses `client` instead of connecting by itself (tests hand it the client of
@@ -145,6 +160,11 @@ impl Manager {
     /// The registry `/metrics` serves: register the project's own metrics here.
     pub fn metrics_registry(&mut self) -> &mut Registry {
         &mut self.registry
+    }
+
+    /// The manager's readiness, as `/readyz` answers it: a test reads why it is not ready.
+    pub fn readiness(&self) -> Readiness {
+        self.readiness.clone()
     }
 
     /// The reconcile metrics of the manager's controllers.
@@ -176,7 +196,7 @@ impl Manager {
     /// No client, a port that cannot be bound, a webhook certificate that cannot be read,
     /// leader election that cannot start, or a lost lease.
     pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<(), Error> {
-        let Self { name, options, client, mut registry, metrics, controllers, webhooks } = self;
+        let Self { name, options, client, mut registry, metrics, controllers, webhooks, readiness } = self;
         let timing = options.leader_election_timing()?;
         let webhooks = webhooks.map(|server| server.with_metrics(webhook::metrics::Metrics::register(&mut registry)));
         telemetry::init_unless_set();
@@ -194,10 +214,18 @@ impl Manager {
             Some(client) => client,
             None => connect().await?,
         };
-        let readiness = Readiness::default();
         let servers = start_servers(&options, registry, readiness.clone(), &shutdown).await?;
+        let leader = options.leader_elect.then(|| {
+            let lease = options.leader_election_id.clone().unwrap_or_else(|| format!("{name}-leader"));
+            let identity = options.leader_election_identity.clone();
+            leader::Leader::start(client.clone(), &options.leader_election_namespace, &lease, identity, timing)
+        });
+        // Without leader election this replica always leads: the sender's end is dropped, so
+        // the value stays `true`.
+        let leading = leader.as_ref().map_or_else(|| tokio::sync::watch::channel(true).1, leader::Leader::leading);
         let webhooks = webhooks.map(|server| server.with_client(client.clone()));
-        let servers = servers.into_iter().chain(start_webhooks(&options, webhooks, &shutdown)?);
+        let started = Webhooks { name: &name, client: &client, leading, readiness: &readiness };
+        let servers = servers.into_iter().chain(started.start(&options, webhooks, &shutdown)?);
         // A server that fails (its port taken, its certificate gone) stops the manager now,
         // not when something else stops it.
         let servers: Vec<Server> = servers.map(|server| stop_on_failure(server, shutdown.clone())).collect();
@@ -206,8 +234,8 @@ impl Manager {
         // gets past the new Pod while the old one holds the lease.
         readiness.set_ready();
         let run = Controllers { controllers, client: client.clone(), metrics, options: &options };
-        let result = if options.leader_elect {
-            run.run_as_leader(&name, timing, &shutdown).await
+        let result = if let Some(leader) = leader {
+            run.run_as_leader(leader, &shutdown).await
         } else {
             run.run(shutdown.clone(), None).await;
             Ok(())
@@ -271,16 +299,7 @@ impl Controllers<'_> {
     /// are full when it leads), and lets them reconcile while it leads. On `shutdown` the
     /// passes finish, then the Lease is released so a standby takes over at once. A leader
     /// that loses the Lease drops its passes where they stand and fails, so the Pod restarts.
-    async fn run_as_leader(
-        self,
-        name: &str,
-        timing: LeaderElectionTiming,
-        shutdown: &CancellationToken,
-    ) -> Result<(), Error> {
-        let namespace = self.options.leader_election_namespace.clone();
-        let lease = self.options.leader_election_id.clone().unwrap_or_else(|| format!("{name}-leader"));
-        let identity = self.options.leader_election_identity.clone();
-        let mut leader = leader::Leader::start(self.client.clone(), &namespace, &lease, identity, timing);
+    async fn run_as_leader(self, mut leader: leader::Leader, shutdown: &CancellationToken) -> Result<(), Error> {
         let controllers = self.run(shutdown.clone(), Some(leader.leading()));
         tokio::pin!(controllers);
         let lost = tokio::select! {
@@ -346,32 +365,56 @@ async fn start_servers(
     Ok(servers)
 }
 
-/// Starts the webhook server when the project has webhooks and they are enabled. Every replica
-/// serves them, leader or not: the API server calls any of them.
-fn start_webhooks(
-    options: &Options,
-    webhooks: Option<webhook::Server>,
-    shutdown: &CancellationToken,
-) -> Result<Option<Server>, Error> {
-    let Some(server) = webhooks.filter(|server| !server.is_empty()) else {
-        return Ok(None);
-    };
-    if !options.enable_webhooks {
-        warn!("webhooks are disabled (ENABLE_WEBHOOKS=false): objects are admitted without them");
-        return Ok(None);
-    }
-    // Fail now, not at the first request, when the certificate is not there.
-    webhook::check_certificate(&options.webhook_cert_dir)?;
-    let server = match &options.webhook_client_ca_file {
-        Some(ca) => {
-            webhook::check_client_ca(ca)?;
-            server.check_client_auth_without_conversion()?;
-            info!(client_ca = %ca.display(), "the webhook server admits only callers with a certificate from this CA");
-            server.client_ca_file(ca)
+/// What the webhook server needs from the manager.
+struct Webhooks<'a> {
+    name: &'a str,
+    client: &'a Client,
+    leading: tokio::sync::watch::Receiver<bool>,
+    readiness: &'a Readiness,
+}
+
+impl Webhooks<'_> {
+    /// Starts the webhook server when the project has webhooks and they are enabled. Every
+    /// replica serves them, leader or not: the API server calls any of them. With
+    /// self-managed certificates it serves once the first certificate is there.
+    fn start(
+        self,
+        options: &Options,
+        webhooks: Option<webhook::Server>,
+        shutdown: &CancellationToken,
+    ) -> Result<Option<Server>, Error> {
+        let Some(server) = webhooks.filter(|server| !server.is_empty()) else {
+            return Ok(None);
+        };
+        if !options.enable_webhooks {
+            warn!("webhooks are disabled (ENABLE_WEBHOOKS=false): objects are admitted without them");
+            return Ok(None);
         }
-        None => server,
-    };
-    info!(address = %options.webhook_bind_address, paths = ?server.paths(), "starting the webhook server");
-    let (addr, dir, stop) = (options.webhook_bind_address, options.webhook_cert_dir.clone(), shutdown.clone());
-    Ok(Some(tokio::spawn(async move { Ok(server.serve(addr, &dir, stop.cancelled_owned()).await?) })))
+        let self_managed = options.webhook_cert_mode == CertMode::SelfManaged || options.webhook_url.is_some();
+        if !self_managed {
+            // Fail now, not at the first request, when the certificate is not there.
+            webhook::check_certificate(&options.webhook_cert_dir)?;
+        }
+        let server = match &options.webhook_client_ca_file {
+            Some(ca) => {
+                webhook::check_client_ca(ca)?;
+                server.check_client_auth_without_conversion()?;
+                info!(client_ca = %ca.display(), "the webhook server admits only callers with a certificate from this CA");
+                server.client_ca_file(ca)
+            }
+            None => server,
+        };
+        info!(address = %options.webhook_bind_address, paths = ?server.paths(), "starting the webhook server");
+        let (addr, stop) = (options.webhook_bind_address, shutdown.clone());
+        if !self_managed {
+            let dir = options.webhook_cert_dir.clone();
+            return Ok(Some(tokio::spawn(async move { Ok(server.serve(addr, &dir, stop.cancelled_owned()).await?) })));
+        }
+        let certificates = certs::SelfManaged::new(options, self.name, &server)?;
+        let (configs, receive) = tokio::sync::watch::channel(None);
+        let run =
+            certificates.run(self.client.clone(), self.leading, self.readiness.clone(), configs, shutdown.clone());
+        tokio::spawn(run);
+        Ok(Some(tokio::spawn(async move { Ok(server.serve_configs(addr, receive, stop).await?) })))
+    }
 }

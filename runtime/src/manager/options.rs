@@ -94,9 +94,34 @@ pub struct Options {
     #[arg(long, default_value = "0.0.0.0:9443")]
     pub webhook_bind_address: SocketAddr,
 
-    /// Folder holding the webhook server's certificate, `tls.crt` and `tls.key`.
+    /// Folder holding the webhook server's certificate, `tls.crt` and `tls.key`
+    /// (`--webhook-cert-mode=mounted`).
     #[arg(long, default_value = crate::webhook::DEFAULT_CERT_DIR)]
     pub webhook_cert_dir: PathBuf,
+
+    /// Where the webhook server's certificate comes from: `mounted` (files in
+    /// --webhook-cert-dir, such as cert-manager's Secret) or `self-managed` (the manager issues,
+    /// renews and injects its own, see config/webhook-self-managed).
+    #[arg(long, env = "WEBHOOK_CERT_MODE", value_enum, default_value = "mounted")]
+    pub webhook_cert_mode: super::certs::CertMode,
+
+    /// Self-managed certificates: the prefix of the webhook Service, certificate Secret and
+    /// webhook configurations' names, as config/default's `namePrefix`; `<manager name>-` when
+    /// not set.
+    #[arg(long, env = "WEBHOOK_NAME_PREFIX")]
+    pub webhook_name_prefix: Option<String>,
+
+    /// Self-managed certificates: how long a serving certificate is valid (`2160h`, `20s`); it
+    /// is renewed after two thirds of that, and the CA lives ten times as long.
+    #[arg(long, env = "WEBHOOK_CERT_LIFETIME", default_value = "2160h", value_parser = parse_duration)]
+    pub webhook_cert_lifetime: Duration,
+
+    /// The URL the API server reaches this manager's webhook server at, for a manager run
+    /// outside the cluster (`make run WEBHOOK_URL=https://<this machine>:9443`): the manager
+    /// registers its webhooks and conversions at this URL, with a self-managed certificate for
+    /// its host. Implies --webhook-cert-mode=self-managed.
+    #[arg(long, env = "WEBHOOK_URL")]
+    pub webhook_url: Option<String>,
 
     /// Admit only webhook callers with a client certificate signed by a CA in this PEM file
     /// (the API server, when its admission configuration gives it one); unset admits any
@@ -127,6 +152,10 @@ impl Options {
             watch_namespace: None,
             webhook_bind_address: SocketAddr::from(([127, 0, 0, 1], 0)),
             webhook_cert_dir: PathBuf::from(crate::webhook::DEFAULT_CERT_DIR),
+            webhook_cert_mode: super::certs::CertMode::Mounted,
+            webhook_name_prefix: None,
+            webhook_cert_lifetime: Duration::from_secs(2160 * 3600),
+            webhook_url: None,
             webhook_client_ca_file: None,
             enable_webhooks: false,
         }

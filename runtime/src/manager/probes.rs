@@ -1,9 +1,10 @@
 //! The manager's HTTP endpoints: `/healthz` and `/readyz` for the kubelet, `/metrics` for
 //! Prometheus.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 use axum::Router;
 use axum::extract::State;
@@ -16,19 +17,50 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tracing::info;
 
-/// Readiness of the manager, set once it has started; `/readyz` answers 503 until then.
+/// Readiness of the manager: started, and every named check passing. `/readyz` answers 503
+/// with the failing checks' reasons, one per line, until then.
 #[derive(Clone, Debug, Default)]
-pub struct Readiness(Arc<AtomicBool>);
+pub struct Readiness(Arc<Mutex<Checks>>);
+
+#[derive(Debug, Default)]
+struct Checks {
+    started: bool,
+    /// Failing checks and why, by name.
+    failing: BTreeMap<&'static str, String>,
+}
 
 impl Readiness {
-    /// Marks the manager ready.
+    /// Marks the manager started.
     pub fn set_ready(&self) {
-        self.0.store(true, Ordering::Release);
+        self.lock().started = true;
+    }
+
+    /// Records the check `name` as passing (`Ok`) or failing with a reason.
+    pub fn set_check(&self, name: &'static str, result: Result<(), String>) {
+        let mut state = self.lock();
+        match result {
+            Ok(()) => state.failing.remove(name),
+            Err(reason) => state.failing.insert(name, reason),
+        };
     }
 
     /// Whether the manager is ready.
     pub fn is_ready(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+        self.reasons().is_empty()
+    }
+
+    /// Why the manager is not ready, `<check>: <reason>` each; empty when it is.
+    pub fn reasons(&self) -> Vec<String> {
+        let state = self.lock();
+        let mut reasons: Vec<String> = state.failing.iter().map(|(name, why)| format!("{name}: {why}")).collect();
+        if !state.started {
+            reasons.insert(0, "manager: starting".into());
+        }
+        reasons
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Checks> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -38,7 +70,12 @@ pub(crate) fn health_router(readiness: Readiness) -> Router {
 }
 
 async fn readyz(State(readiness): State<Readiness>) -> impl IntoResponse {
-    if readiness.is_ready() { (StatusCode::OK, "ok") } else { (StatusCode::SERVICE_UNAVAILABLE, "not ready") }
+    let reasons = readiness.reasons();
+    if reasons.is_empty() {
+        (StatusCode::OK, "ok".to_string())
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, format!("not ready:\n{}\n", reasons.join("\n")))
+    }
 }
 
 /// Routes `/metrics` in the OpenMetrics text format, which Prometheus scrapes.

@@ -28,6 +28,8 @@ pub struct HubConversion<H> {
 pub(crate) struct KindConversion {
     pub(crate) group: &'static str,
     pub(crate) kind: &'static str,
+    /// The kind's plural: its CRD is `<plural>.<group>`.
+    pub(crate) plural: &'static str,
     pub(crate) hub_version: &'static str,
     pub(crate) hub_is_storage: bool,
     /// Per spoke version: (to hub, from hub).
@@ -48,6 +50,7 @@ where
             kind: KindConversion {
                 group: d.group,
                 kind: d.kind,
+                plural: d.plural,
                 hub_version: d.version,
                 hub_is_storage: d.storage,
                 spokes: BTreeMap::new(),

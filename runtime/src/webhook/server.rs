@@ -19,6 +19,7 @@ use super::metrics::Metrics;
 use super::request::no_client;
 use super::setup::SetupError;
 use crate::WebhookTarget;
+use crate::{AdmissionTarget, Webhook};
 
 /// The path of the conversion webhook, shared by every kind (as in kubebuilder's
 /// `config/crd/patches/webhook_in_<plural>.yaml`).
@@ -39,6 +40,9 @@ pub struct Server {
     client: Option<Client>,
     /// Where the server counts its requests ([`Server::with_metrics`]).
     metrics: Metrics,
+    /// The admission webhooks served, with their kinds: what a manager that registers its own
+    /// webhooks (`--webhook-url`) puts in the configurations.
+    admission: Vec<(AdmissionTarget, &'static Webhook)>,
 }
 
 /// One webhook to register, for [`Server::build`]: a list of these is how a project names its
@@ -98,7 +102,7 @@ impl Server {
     ///
     /// # Errors
     /// The kind has no `#[rop(webhook(mutating, ...))]`, or another webhook has the same path.
-    pub fn defaulter<D: Defaulter>(self, defaulter: D) -> Result<Server, SetupError> {
+    pub fn defaulter<D: Defaulter>(mut self, defaulter: D) -> Result<Server, SetupError> {
         let target = <D::Kind as WebhookTarget>::TARGET;
         let webhook = target.webhook(true).ok_or_else(|| SetupError::NoWebhook {
             kind: target.name(),
@@ -107,6 +111,7 @@ impl Server {
             option: "--defaulting",
         })?;
         let defaulter = Arc::new(defaulter);
+        self.admission.push((target, webhook));
         self.route(
             webhook.path,
             Arc::new(move |body, client| {
@@ -120,7 +125,7 @@ impl Server {
     ///
     /// # Errors
     /// The kind has no `#[rop(webhook(validating, ...))]`, or another webhook has the same path.
-    pub fn validator<V: Validator>(self, validator: V) -> Result<Server, SetupError> {
+    pub fn validator<V: Validator>(mut self, validator: V) -> Result<Server, SetupError> {
         let target = <V::Kind as WebhookTarget>::TARGET;
         let webhook = target.webhook(false).ok_or_else(|| SetupError::NoWebhook {
             kind: target.name(),
@@ -129,6 +134,7 @@ impl Server {
             option: "--programmatic-validation",
         })?;
         let validator = Arc::new(validator);
+        self.admission.push((target, webhook));
         self.route(
             webhook.path,
             Arc::new(move |body, client| {
@@ -188,6 +194,16 @@ impl Server {
     /// The kinds this server converts, `<group> <kind>` each.
     pub(super) fn converted_kinds(&self) -> Vec<String> {
         self.conversions.keys().map(|(group, kind)| format!("{group} {kind}")).collect()
+    }
+
+    /// The names of the CRDs whose conversion this server serves, `<plural>.<group>` each.
+    pub(crate) fn converted_crds(&self) -> Vec<String> {
+        self.conversions.values().map(|kind| format!("{}.{}", kind.plural, kind.group)).collect()
+    }
+
+    /// The admission webhooks this server serves, with their kinds.
+    pub(crate) fn admission_webhooks(&self) -> &[(AdmissionTarget, &'static Webhook)] {
+        &self.admission
     }
 
     fn route(mut self, path: &str, handler: Handler) -> Result<Server, SetupError> {

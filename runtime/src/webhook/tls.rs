@@ -65,9 +65,7 @@ struct Files {
     client_ca: Option<PathBuf>,
 }
 
-/// Builds a TLS configuration from `<dir>/tls.crt` and `<dir>/tls.key`, HTTP/1.1 only (as
-/// controller-runtime disables HTTP/2 by default), requiring a client certificate signed by
-/// one of the CAs in `client_ca` when it is given (controller-runtime's `ClientCAName`).
+/// Builds a TLS configuration from `<dir>/tls.crt` and `<dir>/tls.key` (see [`from_pem`]).
 fn load(files: &Files) -> Result<ServerConfig, ServeError> {
     let dir = &files.dir;
     let read = |name: &str| {
@@ -75,22 +73,51 @@ fn load(files: &Files) -> Result<ServerConfig, ServeError> {
         std::fs::read(&path).map_err(|source| ServeError::Certificate { path, source })
     };
     let (cert_pem, key_pem) = (read(CERT_FILE)?, read(KEY_FILE)?);
-    let bad_pem = |name: &str, e: rustls::pki_types::pem::Error| ServeError::Certificate {
-        path: dir.join(name),
-        source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
-    };
+    from_pem(&cert_pem, &key_pem, files.client_ca.as_deref()).map_err(|e| match e {
+        PemError::Certificate(e) => bad_pem(dir.join(CERT_FILE), e),
+        PemError::Key(e) => bad_pem(dir.join(KEY_FILE), e),
+        PemError::Tls(source) => ServeError::Tls { dir: dir.to_path_buf(), source },
+        PemError::ClientCa(e) => e,
+    })
+}
+
+fn bad_pem(path: PathBuf, e: rustls::pki_types::pem::Error) -> ServeError {
+    ServeError::Certificate { path, source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()) }
+}
+
+/// Why PEM text does not make a TLS configuration.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PemError {
+    #[error("the certificate is not PEM: {0}")]
+    Certificate(rustls::pki_types::pem::Error),
+    #[error("the private key is not PEM: {0}")]
+    Key(rustls::pki_types::pem::Error),
+    #[error("the certificate and key do not make a TLS configuration: {0}")]
+    Tls(rustls::Error),
+    #[error(transparent)]
+    ClientCa(ServeError),
+}
+
+/// Builds a TLS configuration from a PEM certificate chain and private key, HTTP/1.1 only (as
+/// controller-runtime disables HTTP/2 by default), requiring a client certificate signed by
+/// one of the CAs in the file `client_ca` when it is given (controller-runtime's
+/// `ClientCAName`).
+pub(crate) fn from_pem(cert_pem: &[u8], key_pem: &[u8], client_ca: Option<&Path>) -> Result<ServerConfig, PemError> {
     let certs =
-        CertificateDer::pem_slice_iter(&cert_pem).collect::<Result<Vec<_>, _>>().map_err(|e| bad_pem(CERT_FILE, e))?;
-    let key = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| bad_pem(KEY_FILE, e))?;
-    let tls = |source| ServeError::Tls { dir: dir.to_path_buf(), source };
+        CertificateDer::pem_slice_iter(cert_pem).collect::<Result<Vec<_>, _>>().map_err(PemError::Certificate)?;
+    if certs.is_empty() {
+        return Err(PemError::Certificate(rustls::pki_types::pem::Error::NoItemsFound));
+    }
+    let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(PemError::Key)?;
     let provider = Arc::new(ring_provider());
-    let builder =
-        ServerConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().map_err(tls)?;
-    let builder = match &files.client_ca {
+    let builder = ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(PemError::Tls)?;
+    let builder = match client_ca {
         None => builder.with_no_client_auth(),
-        Some(path) => builder.with_client_cert_verifier(client_verifier(path, provider)?),
+        Some(path) => builder.with_client_cert_verifier(client_verifier(path, provider).map_err(PemError::ClientCa)?),
     };
-    let mut config = builder.with_single_cert(certs, key).map_err(tls)?;
+    let mut config = builder.with_single_cert(certs, key).map_err(PemError::Tls)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
 }
@@ -161,19 +188,61 @@ impl Server {
         let files = Files { dir: cert_dir.to_path_buf(), client_ca: self.client_ca.clone() };
         let tls = RustlsConfig::from_config(Arc::new(load(&files)?));
         let reloader = tokio::spawn(reload_on_change(tls.clone(), files));
+        let result = self.serve_tls(addr, tls, shutdown).await;
+        reloader.abort();
+        result
+    }
+
+    /// Serves the webhooks over HTTPS on `addr` with the TLS configurations `configs` sends:
+    /// from the first one on (nothing is bound before it), each new one taking over at once.
+    /// The manager's self-managed certificates come this way.
+    #[cfg(feature = "manager")]
+    pub(crate) async fn serve_configs(
+        self,
+        addr: SocketAddr,
+        mut configs: tokio::sync::watch::Receiver<Option<Arc<ServerConfig>>>,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) -> Result<(), ServeError> {
+        self.check_client_auth_without_conversion()?;
+        let first = tokio::select! {
+            first = configs.wait_for(Option::is_some) => match first {
+                Ok(config) => config.clone().expect("waited for a configuration"),
+                Err(_) => return Ok(()),
+            },
+            () = shutdown.cancelled() => return Ok(()),
+        };
+        let tls = RustlsConfig::from_config(first);
+        let forward = tls.clone();
+        let reloader = tokio::spawn(async move {
+            while configs.changed().await.is_ok() {
+                let next = configs.borrow_and_update().clone();
+                if let Some(config) = next {
+                    forward.reload_from_config(config);
+                }
+            }
+        });
+        let result = self.serve_tls(addr, tls, shutdown.cancelled_owned()).await;
+        reloader.abort();
+        result
+    }
+
+    async fn serve_tls(
+        self,
+        addr: SocketAddr,
+        tls: RustlsConfig,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
         let handle = axum_server::Handle::new();
         let stopper = handle.clone();
         tokio::spawn(async move {
             shutdown.await;
             stopper.graceful_shutdown(Some(SHUTDOWN_GRACE));
         });
-        let result = axum_server::bind_rustls(addr, tls)
+        axum_server::bind_rustls(addr, tls)
             .handle(handle)
             .serve(self.router().into_make_service())
             .await
-            .map_err(|source| ServeError::Io { addr, source });
-        reloader.abort();
-        result
+            .map_err(|source| ServeError::Io { addr, source })
     }
 }
 

@@ -1,0 +1,545 @@
+//! The self-managed webhook certificates as their Secret holds them, and what to write next.
+//!
+//! The Secret (type `kubernetes.io/tls`, like cert-manager's) holds:
+//!
+//! - `ca.crt`: the CAs the API server must trust, newest first (PEM); an older CA stays until
+//!   it expires, so a replica still serving a certificate it signed is trusted throughout a CA
+//!   rollover;
+//! - `ca.key`: the newest CA's private key (PEM), to sign the next serving certificate;
+//! - `tls.crt`, `tls.key`: the serving certificate and its key (PEM), what every replica serves;
+//! - annotations with the times and names the renewal decisions need (so nothing parses X.509
+//!   beyond what rustls verifies): each CA's expiry, the serving certificate's expiry, hosts
+//!   and the CA that signed it.
+//!
+//! Renewal follows cert-manager's rule, at two thirds of a certificate's life. The CA lives ten
+//! serving lifetimes. A new CA is written into `ca.crt` first, and a serving certificate it
+//! signs only once every `caBundle` trusts it, so the API server never meets a certificate it
+//! cannot verify.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::jiff::Timestamp;
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair, KeyUsagePurpose,
+    SerialNumber,
+};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+
+use crate::webhook::tls::ring_provider;
+use crate::webhook::{CERT_FILE, KEY_FILE};
+
+/// Key of the trusted CAs' certificates (PEM, newest first), as cert-manager names it.
+pub(crate) const CA_FILE: &str = "ca.crt";
+/// Key of the newest CA's private key (PEM).
+pub(crate) const CA_KEY_FILE: &str = "ca.key";
+/// Each CA's expiry (RFC 3339), comma-separated, in the order of `ca.crt`.
+const CA_NOT_AFTER: &str = "webhook-certificates.rop.rs/ca-not-after";
+/// The serving certificate's expiry (RFC 3339).
+const CERT_NOT_AFTER: &str = "webhook-certificates.rop.rs/cert-not-after";
+/// The serving certificate's host names and IP addresses, comma-separated.
+const CERT_HOSTS: &str = "webhook-certificates.rop.rs/cert-hosts";
+/// The expiry of the CA that signed the serving certificate: which CA it is.
+const CERT_CA: &str = "webhook-certificates.rop.rs/cert-ca-not-after";
+
+/// A CA certificate is valid this many serving lifetimes.
+const CA_LIFETIMES: u32 = 10;
+/// Certificates are valid from this long before they are made, for clocks that lag.
+const BACKDATE: Duration = Duration::from_secs(60 * 60);
+
+/// What the certificates must be: the names they serve and how long they live.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Want {
+    /// DNS names or IP addresses the serving certificate is for; the first is its common name.
+    pub(crate) hosts: Vec<String>,
+    /// How long a serving certificate is valid (`--webhook-cert-lifetime`).
+    pub(crate) lifetime: Duration,
+}
+
+impl Want {
+    fn ca_lifetime(&self) -> Duration {
+        self.lifetime * CA_LIFETIMES
+    }
+}
+
+/// One trusted CA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Ca {
+    pem: String,
+    /// Unix seconds.
+    not_after: i64,
+}
+
+/// The certificates of a Secret that passed [`Stored::from_secret`]'s checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stored {
+    /// Newest first; never empty.
+    cas: Vec<Ca>,
+    ca_key_pem: String,
+    pub(crate) cert_pem: String,
+    pub(crate) key_pem: String,
+    /// Unix seconds.
+    cert_not_after: i64,
+    cert_hosts: Vec<String>,
+    /// `not_after` of the CA that signed the serving certificate.
+    cert_ca: i64,
+}
+
+/// What the Secret should hold next.
+#[derive(Debug)]
+pub(crate) enum Plan {
+    /// It is right as it is.
+    Keep,
+    /// Write `stored` into it; `why` is for the log.
+    Write { stored: Box<Stored>, why: String },
+    /// A certificate could not be made (the crypto backend failed).
+    Cannot { why: String },
+}
+
+impl Stored {
+    /// The Secret's certificates, `None` when it holds none yet (a Secret deployed empty for the
+    /// manager to fill), or why they cannot be used: a key missing, text that is not PEM, an
+    /// annotation that does not parse, a serving certificate that the CA did not sign, that has
+    /// expired or is not for its recorded hosts, a CA key that does not belong to the newest CA.
+    pub(crate) fn from_secret(secret: &Secret, now: i64) -> Option<Result<Stored, String>> {
+        let data = secret.data.clone().unwrap_or_default();
+        let annotations = secret.metadata.annotations.clone().unwrap_or_default();
+        let empty =
+            [CA_FILE, CA_KEY_FILE, CERT_FILE, KEY_FILE].iter().all(|key| data.get(*key).is_none_or(|v| v.0.is_empty()))
+                && !annotations.contains_key(CA_NOT_AFTER);
+        if empty {
+            return None;
+        }
+        Some(parse(&data, &annotations).and_then(|stored| stored.verify(now).map(|()| stored)))
+    }
+
+    /// The PEM of every trusted CA: the `caBundle` of the webhook configurations and CRDs.
+    pub(crate) fn ca_bundle(&self) -> ByteString {
+        ByteString(self.cas.iter().map(|ca| ca.pem.as_str()).collect::<String>().into_bytes())
+    }
+
+    /// The Secret's `data` and the annotations it carries.
+    pub(crate) fn to_secret(&self) -> (BTreeMap<String, ByteString>, BTreeMap<String, String>) {
+        let bytes = |s: &str| ByteString(s.as_bytes().to_vec());
+        let data = [
+            (CA_FILE, bytes(&self.ca_bundle_text())),
+            (CA_KEY_FILE, bytes(&self.ca_key_pem)),
+            (CERT_FILE, bytes(&self.cert_pem)),
+            (KEY_FILE, bytes(&self.key_pem)),
+        ];
+        let times = self.cas.iter().map(|ca| rfc3339(ca.not_after)).collect::<Vec<_>>().join(",");
+        let annotations = [
+            (CA_NOT_AFTER, times),
+            (CERT_NOT_AFTER, rfc3339(self.cert_not_after)),
+            (CERT_HOSTS, self.cert_hosts.join(",")),
+            (CERT_CA, rfc3339(self.cert_ca)),
+        ];
+        (
+            data.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            annotations.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        )
+    }
+
+    fn ca_bundle_text(&self) -> String {
+        self.cas.iter().map(|ca| ca.pem.as_str()).collect()
+    }
+
+    /// Checks what parsing cannot: rustls verifies the serving certificate against the CAs for
+    /// its first host at `now` (as the API server will), and a certificate signed with `ca.key`
+    /// verifies against the newest CA.
+    fn verify(&self, now: i64) -> Result<(), String> {
+        let host = self.cert_hosts.first().ok_or("it names no host")?;
+        let chain = CertificateDer::pem_slice_iter(self.cert_pem.as_bytes())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{CERT_FILE} is not PEM: {e}"))?;
+        let (leaf, intermediates) = chain.split_first().ok_or(format!("{CERT_FILE} holds no certificate"))?;
+        let roots: Vec<&str> = self.cas.iter().map(|ca| ca.pem.as_str()).collect();
+        verify_server(&roots, leaf, intermediates, host, now).map_err(|e| format!("{CERT_FILE}: {e}"))?;
+        let newest = &self.cas[0];
+        let probe = sign(&self.cas[0], &self.ca_key_pem, std::slice::from_ref(host), now, newest.not_after)
+            .map_err(|e| format!("{CA_KEY_FILE}: {e}"))?;
+        let probe = CertificateDer::from_pem_slice(probe.0.as_bytes()).map_err(|e| e.to_string())?;
+        verify_server(&[newest.pem.as_str()], &probe, &[], host, now)
+            .map_err(|_| format!("{CA_KEY_FILE} is not the key of the newest CA in {CA_FILE}"))?;
+        crate::webhook::tls::from_pem(self.cert_pem.as_bytes(), self.key_pem.as_bytes(), None)
+            .map_err(|e| format!("{CERT_FILE} and {KEY_FILE}: {e}"))?;
+        Ok(())
+    }
+}
+
+/// Reads the Secret's keys and annotations, without verifying.
+fn parse(data: &BTreeMap<String, ByteString>, annotations: &BTreeMap<String, String>) -> Result<Stored, String> {
+    let text = |key: &str| -> Result<String, String> {
+        let value = data.get(key).ok_or(format!("it has no {key}"))?;
+        String::from_utf8(value.0.clone()).map_err(|_| format!("{key} is not text"))
+    };
+    let annotation = |key: &str| annotations.get(key).ok_or(format!("it has no annotation {key}"));
+    let time = |key: &str, value: &str| {
+        value.trim().parse::<Timestamp>().map(|t| t.as_second()).map_err(|e| format!("annotation {key}: {e}"))
+    };
+    let ca_pems = pem_blocks(&text(CA_FILE)?);
+    let ca_times =
+        annotation(CA_NOT_AFTER)?.split(',').map(|t| time(CA_NOT_AFTER, t)).collect::<Result<Vec<_>, _>>()?;
+    if ca_pems.is_empty() || ca_pems.len() != ca_times.len() {
+        return Err(format!(
+            "{CA_FILE} holds {} certificates and annotation {CA_NOT_AFTER} {} times",
+            ca_pems.len(),
+            ca_times.len()
+        ));
+    }
+    let cas = ca_pems.into_iter().zip(ca_times).map(|(pem, not_after)| Ca { pem, not_after }).collect();
+    Ok(Stored {
+        cas,
+        ca_key_pem: text(CA_KEY_FILE)?,
+        cert_pem: text(CERT_FILE)?,
+        key_pem: text(KEY_FILE)?,
+        cert_not_after: time(CERT_NOT_AFTER, annotation(CERT_NOT_AFTER)?)?,
+        cert_hosts: annotation(CERT_HOSTS)?.split(',').map(str::to_string).filter(|h| !h.is_empty()).collect(),
+        cert_ca: time(CERT_CA, annotation(CERT_CA)?)?,
+    })
+}
+
+/// The `CERTIFICATE` blocks of a PEM text, each with its final newline.
+fn pem_blocks(text: &str) -> Vec<String> {
+    const END: &str = "-----END CERTIFICATE-----";
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while let (Some(start), Some(end)) = (rest.find("-----BEGIN CERTIFICATE-----"), rest.find(END)) {
+        if end < start {
+            break;
+        }
+        blocks.push(format!("{}\n", &rest[start..end + END.len()]));
+        rest = &rest[end + END.len()..];
+    }
+    blocks
+}
+
+/// What to write into the Secret, given what it holds (`None`: nothing yet; `Err`: unusable),
+/// the time (Unix seconds) and whether every `caBundle` already trusts all of `current`'s CAs.
+/// A serving certificate from a new CA waits for that; a Secret with nothing usable gets a new
+/// CA and certificate at once (nothing is served yet anyway).
+pub(crate) fn plan(current: Option<&Result<Stored, String>>, now: i64, want: &Want, bundle_injected: bool) -> Plan {
+    let stored = match current {
+        None => return fresh(now, want, "no certificate yet".into()),
+        Some(Err(why)) => return fresh(now, want, format!("the Secret cannot be used ({why}): replacing it")),
+        Some(Ok(stored)) => stored,
+    };
+    let lifetime = secs(want.lifetime);
+    let ca_lifetime = secs(want.ca_lifetime());
+    let newest = &stored.cas[0];
+    let ca_why = if newest.not_after - now < ca_lifetime / 3 {
+        Some(format!("the CA expires at {}", rfc3339(newest.not_after)))
+    } else if newest.not_after - now > ca_lifetime + 60 {
+        Some("the CA outlives ten certificate lifetimes (--webhook-cert-lifetime was shortened)".to_string())
+    } else {
+        None
+    };
+    if let Some(why) = ca_why {
+        return match new_ca(now, want) {
+            Ok((ca, key)) => {
+                let mut next = stored.clone();
+                next.cas.retain(|old| old.not_after > now);
+                next.cas.insert(0, ca);
+                next.ca_key_pem = key;
+                Plan::Write { stored: Box::new(next), why: format!("{why}: adding a new CA to {CA_FILE}") }
+            }
+            Err(e) => Plan::Cannot { why: format!("cannot make a CA: {e}") },
+        };
+    }
+    let cert_why = if stored.cert_hosts != want.hosts {
+        Some(format!("the certificate is for {}, not {}", stored.cert_hosts.join(", "), want.hosts.join(", ")))
+    } else if stored.cert_ca != newest.not_after {
+        Some("the certificate is signed by an older CA".to_string())
+    } else if stored.cert_not_after - now < lifetime / 3 {
+        Some(format!("the certificate expires at {}", rfc3339(stored.cert_not_after)))
+    } else if stored.cert_not_after - now > lifetime + 60 {
+        Some("the certificate outlives --webhook-cert-lifetime".to_string())
+    } else {
+        None
+    };
+    let expired_cas = stored.cas.iter().skip(1).any(|ca| ca.not_after <= now);
+    match cert_why {
+        Some(why) if bundle_injected => match serving(stored, now, want) {
+            Ok(next) => Plan::Write { stored: Box::new(next), why: format!("{why}: renewing it") },
+            Err(e) => Plan::Cannot { why: format!("cannot renew the certificate: {e}") },
+        },
+        _ if expired_cas => {
+            let mut next = stored.clone();
+            next.cas.retain(|ca| ca.not_after > now);
+            Plan::Write { stored: Box::new(next), why: format!("dropping expired CAs from {CA_FILE}") }
+        }
+        _ => Plan::Keep,
+    }
+}
+
+/// A new CA and a serving certificate it signs.
+fn fresh(now: i64, want: &Want, why: String) -> Plan {
+    let made = new_ca(now, want).and_then(|(ca, ca_key_pem)| {
+        let empty = Stored {
+            cas: vec![ca],
+            ca_key_pem,
+            cert_pem: String::new(),
+            key_pem: String::new(),
+            cert_not_after: 0,
+            cert_hosts: Vec::new(),
+            cert_ca: 0,
+        };
+        serving(&empty, now, want)
+    });
+    match made {
+        Ok(stored) => Plan::Write { stored: Box::new(stored), why },
+        Err(e) => Plan::Cannot { why: format!("cannot make a certificate: {e}") },
+    }
+}
+
+/// `stored` with a new serving certificate from its newest CA, valid for the lifetime or until
+/// the CA expires, whichever comes first.
+fn serving(stored: &Stored, now: i64, want: &Want) -> Result<Stored, String> {
+    let ca = &stored.cas[0];
+    let not_after = (now + secs(want.lifetime)).min(ca.not_after);
+    let (cert_pem, key_pem) = sign(ca, &stored.ca_key_pem, &want.hosts, now, not_after)?;
+    Ok(Stored {
+        cert_pem,
+        key_pem,
+        cert_not_after: not_after,
+        cert_hosts: want.hosts.clone(),
+        cert_ca: ca.not_after,
+        ..stored.clone()
+    })
+}
+
+/// The parameters of the CA that expires at `not_after`: the same ones sign its certificate
+/// and, with its key, every serving certificate later, so they must be rebuilt identically.
+fn ca_params(not_after: i64) -> Result<CertificateParams, String> {
+    let mut params = CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
+    params.distinguished_name.push(DnType::CommonName, format!("webhook CA {not_after}"));
+    params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+    params.not_after = datetime(not_after)?;
+    Ok(params)
+}
+
+/// A new CA valid for ten serving lifetimes from `now`, and its key (PEM).
+fn new_ca(now: i64, want: &Want) -> Result<(Ca, String), String> {
+    let not_after = now + secs(want.ca_lifetime());
+    let mut params = ca_params(not_after)?;
+    params.not_before = datetime(now - secs(BACKDATE))?;
+    params.serial_number = Some(serial());
+    let key = KeyPair::generate().map_err(|e| e.to_string())?;
+    let cert = params.self_signed(&key).map_err(|e| e.to_string())?;
+    Ok((Ca { pem: cert.pem(), not_after }, key.serialize_pem()))
+}
+
+/// A serving certificate for `hosts` signed by `ca` (with `ca_key_pem`), and its new key.
+fn sign(ca: &Ca, ca_key_pem: &str, hosts: &[String], now: i64, not_after: i64) -> Result<(String, String), String> {
+    let ca_key = KeyPair::from_pem(ca_key_pem).map_err(|e| format!("not a private key: {e}"))?;
+    let issuer = Issuer::new(ca_params(ca.not_after)?, ca_key);
+    let mut params = CertificateParams::new(hosts.to_vec()).map_err(|e| e.to_string())?;
+    if let Some(host) = hosts.first() {
+        params.distinguished_name.push(DnType::CommonName, host.clone());
+    }
+    params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    params.use_authority_key_identifier_extension = true;
+    params.not_before = datetime(now - secs(BACKDATE))?;
+    params.not_after = datetime(not_after)?;
+    params.serial_number = Some(serial());
+    let key = KeyPair::generate().map_err(|e| e.to_string())?;
+    let cert = params.signed_by(&key, &issuer).map_err(|e| e.to_string())?;
+    Ok((cert.pem(), key.serialize_pem()))
+}
+
+/// Verifies `leaf` for `host` against the CA certificates `roots` (PEM) at `now`, as a TLS
+/// client does.
+fn verify_server(
+    roots: &[&str],
+    leaf: &CertificateDer<'_>,
+    intermediates: &[CertificateDer<'_>],
+    host: &str,
+    now: i64,
+) -> Result<(), String> {
+    let mut store = rustls::RootCertStore::empty();
+    for pem in roots {
+        let der = CertificateDer::from_pem_slice(pem.as_bytes()).map_err(|e| format!("{CA_FILE} is not PEM: {e}"))?;
+        store.add(der).map_err(|e| format!("{CA_FILE}: {e}"))?;
+    }
+    let verifier =
+        rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(store), Arc::new(ring_provider()))
+            .build()
+            .map_err(|e| e.to_string())?;
+    let name = ServerName::try_from(host.to_string()).map_err(|e| format!("{host} is not a host name: {e}"))?;
+    let at = UnixTime::since_unix_epoch(Duration::from_secs(now.max(0) as u64));
+    use rustls::client::danger::ServerCertVerifier as _;
+    verifier.verify_server_cert(leaf, intermediates, &name, &[], at).map(drop).map_err(|e| e.to_string())
+}
+
+/// A serial number unlikely to repeat: the time in nanoseconds and a counter.
+fn serial() -> SerialNumber {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos() as u64;
+    let mut bytes = vec![0x01];
+    bytes.extend(nanos.to_be_bytes());
+    bytes.extend(COUNTER.fetch_add(1, Ordering::Relaxed).to_be_bytes());
+    SerialNumber::from_slice(&bytes)
+}
+
+fn secs(duration: Duration) -> i64 {
+    i64::try_from(duration.as_secs()).unwrap_or(i64::MAX / 4)
+}
+
+fn datetime(unix: i64) -> Result<time::OffsetDateTime, String> {
+    time::OffsetDateTime::from_unix_timestamp(unix).map_err(|e| e.to_string())
+}
+
+fn rfc3339(unix: i64) -> String {
+    Timestamp::from_second(unix).map(|t| t.to_string()).unwrap_or_else(|_| unix.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    use super::*;
+
+    const HOUR: i64 = 3600;
+    const NOW: i64 = 1_800_000_000;
+
+    fn want() -> Want {
+        Want {
+            hosts: vec!["hooks-webhook-service.hooks-system.svc".into(), "127.0.0.1".into()],
+            lifetime: Duration::from_secs(30 * HOUR as u64),
+        }
+    }
+
+    fn written(plan: Plan) -> (Stored, String) {
+        match plan {
+            Plan::Write { stored, why } => (*stored, why),
+            other => panic!("expected a write, got {other:?}"),
+        }
+    }
+
+    fn secret(stored: &Stored) -> Secret {
+        let (data, annotations) = stored.to_secret();
+        Secret {
+            metadata: ObjectMeta { annotations: Some(annotations), ..ObjectMeta::default() },
+            data: Some(data),
+            ..Secret::default()
+        }
+    }
+
+    fn round_trip(stored: &Stored, now: i64) -> Result<Stored, String> {
+        Stored::from_secret(&secret(stored), now).expect("a filled Secret")
+    }
+
+    #[test]
+    fn a_fresh_secret_round_trips_and_verifies() {
+        let (stored, why) = written(plan(None, NOW, &want(), false));
+        assert_eq!(why, "no certificate yet");
+        assert_eq!(round_trip(&stored, NOW), Ok(stored.clone()));
+        assert_eq!(stored.cas.len(), 1);
+        assert_eq!(stored.cert_not_after, NOW + 30 * HOUR);
+        assert_eq!(stored.cas[0].not_after, NOW + 300 * HOUR);
+        assert!(matches!(plan(Some(&Ok(stored.clone())), NOW + HOUR, &want(), true), Plan::Keep));
+        let (_, annotations) = stored.to_secret();
+        assert_eq!(annotations[CERT_NOT_AFTER], "2027-01-16T14:00:00Z");
+        assert_eq!(annotations[CERT_HOSTS], "hooks-webhook-service.hooks-system.svc,127.0.0.1");
+        // Served as a TLS configuration.
+        crate::webhook::tls::from_pem(stored.cert_pem.as_bytes(), stored.key_pem.as_bytes(), None).unwrap();
+    }
+
+    #[test]
+    fn an_empty_secret_holds_nothing_yet() {
+        assert_eq!(Stored::from_secret(&Secret::default(), NOW), None);
+    }
+
+    #[test]
+    fn unusable_secrets_say_why_and_are_replaced() {
+        let (stored, _) = written(plan(None, NOW, &want(), false));
+        let mut garbage = secret(&stored);
+        garbage.data.as_mut().unwrap().insert(CERT_FILE.into(), ByteString(b"not a certificate".to_vec()));
+        assert_eq!(Stored::from_secret(&garbage, NOW), Some(Err("tls.crt holds no certificate".into())));
+
+        let mut other_key = secret(&stored);
+        let (other, _) = written(plan(None, NOW, &want(), false));
+        other_key.data.as_mut().unwrap().insert(CA_KEY_FILE.into(), ByteString(other.ca_key_pem.into_bytes()));
+        assert_eq!(
+            Stored::from_secret(&other_key, NOW),
+            Some(Err("ca.key is not the key of the newest CA in ca.crt".into()))
+        );
+
+        let mut no_annotation = secret(&stored);
+        no_annotation.metadata.annotations.as_mut().unwrap().remove(CERT_HOSTS);
+        assert_eq!(
+            Stored::from_secret(&no_annotation, NOW),
+            Some(Err("it has no annotation webhook-certificates.rop.rs/cert-hosts".into()))
+        );
+
+        // Expired: the server would refuse it too.
+        let expired = Stored::from_secret(&secret(&stored), NOW + 31 * HOUR).unwrap().unwrap_err();
+        assert!(expired.starts_with("tls.crt: "), "{expired}");
+        let (_, why) = written(plan(Some(&Err(expired.clone())), NOW, &want(), false));
+        assert_eq!(why, format!("the Secret cannot be used ({expired}): replacing it"));
+    }
+
+    #[test]
+    fn the_serving_certificate_is_renewed_at_two_thirds_once_the_bundle_is_in_place() {
+        let (stored, _) = written(plan(None, NOW, &want(), false));
+        let current = Some(Ok(stored.clone()));
+        assert!(matches!(plan(current.as_ref(), NOW + 19 * HOUR, &want(), true), Plan::Keep));
+        assert!(
+            matches!(plan(current.as_ref(), NOW + 21 * HOUR, &want(), false), Plan::Keep),
+            "bundle not yet injected"
+        );
+        let (renewed, why) = written(plan(current.as_ref(), NOW + 21 * HOUR, &want(), true));
+        assert_eq!(why, "the certificate expires at 2027-01-16T14:00:00Z: renewing it");
+        assert_eq!(renewed.cas, stored.cas, "same CA: no caBundle change");
+        assert_ne!(renewed.cert_pem, stored.cert_pem);
+        assert_eq!(renewed.cert_not_after, NOW + 51 * HOUR);
+        assert_eq!(round_trip(&renewed, NOW + 21 * HOUR), Ok(renewed));
+    }
+
+    #[test]
+    fn new_hosts_get_a_new_certificate() {
+        let (stored, _) = written(plan(None, NOW, &want(), false));
+        let moved = Want { hosts: vec!["10.0.0.7".into()], ..want() };
+        let (renewed, why) = written(plan(Some(&Ok(stored)), NOW, &moved, true));
+        assert_eq!(
+            why,
+            "the certificate is for hooks-webhook-service.hooks-system.svc, 127.0.0.1, not 10.0.0.7: renewing it"
+        );
+        assert_eq!(round_trip(&renewed, NOW), Ok(renewed));
+    }
+
+    #[test]
+    fn a_ca_rollover_adds_the_new_ca_before_serving_from_it() {
+        let (stored, _) = written(plan(None, NOW, &want(), false));
+        // Two thirds of the CA's 300 hours; the certificate renewed on the way.
+        let later = NOW + 201 * HOUR;
+        let current = Stored { cert_not_after: later + 20 * HOUR, ..stored.clone() };
+        let (rolled, why) = written(plan(Some(&Ok(current.clone())), later, &want(), true));
+        assert_eq!(why, "the CA expires at 2027-01-27T20:00:00Z: adding a new CA to ca.crt");
+        assert_eq!(rolled.cas.len(), 2);
+        assert_eq!(rolled.cas[1], stored.cas[0]);
+        assert_eq!(rolled.cert_pem, current.cert_pem, "still the old CA's certificate");
+        // Not before every caBundle trusts the new CA.
+        assert!(matches!(plan(Some(&Ok(rolled.clone())), later, &want(), false), Plan::Keep));
+        let (served, why) = written(plan(Some(&Ok(rolled.clone())), later, &want(), true));
+        assert_eq!(why, "the certificate is signed by an older CA: renewing it");
+        assert_eq!(served.cert_ca, served.cas[0].not_after);
+        assert_eq!(served.ca_bundle(), rolled.ca_bundle());
+        // The old CA goes once it has expired.
+        let (pruned, why) = written(plan(Some(&Ok(served.clone())), NOW + 301 * HOUR, &want(), true));
+        assert!(why.starts_with("the certificate expires at"), "{why}");
+        assert_eq!(pruned.cas.len(), 2, "renewal keeps the list");
+        let fresh_cert = Stored { cert_not_after: NOW + 330 * HOUR, ..served.clone() };
+        let (pruned, why) = written(plan(Some(&Ok(fresh_cert)), NOW + 301 * HOUR, &want(), true));
+        assert_eq!(why, "dropping expired CAs from ca.crt");
+        assert_eq!(pruned.cas, served.cas[..1]);
+    }
+}
