@@ -277,6 +277,11 @@ impl Controllers<'_> {
     /// Runs every controller until `shutdown`, and waits for them to stop. With `leading`,
     /// they watch at once but reconcile only while it holds `true`.
     async fn run(self, shutdown: CancellationToken, leading: Option<tokio::sync::watch::Receiver<bool>>) {
+        if self.controllers.is_empty() {
+            // A manager of webhooks only: they serve until shutdown.
+            shutdown.cancelled().await;
+            return;
+        }
         let options = RunOptions { watch_namespace: self.options.watch_namespace().map(String::from), leading };
         let running = futures::future::join_all(
             self.controllers
@@ -414,7 +419,14 @@ impl Webhooks<'_> {
         let (configs, receive) = tokio::sync::watch::channel(None);
         let run =
             certificates.run(self.client.clone(), self.leading, self.readiness.clone(), configs, shutdown.clone());
-        tokio::spawn(run);
-        Ok(Some(tokio::spawn(async move { Ok(server.serve_configs(addr, receive, stop).await?) })))
+        let certificates = tokio::spawn(run);
+        Ok(Some(tokio::spawn(async move {
+            let served = server.serve_configs(addr, receive, stop).await;
+            // It ends at shutdown too, after unregistering a `--webhook-url` registration.
+            if let Err(error) = certificates.await {
+                warn!(error = %error, "the webhook certificate task failed");
+            }
+            Ok(served?)
+        })))
     }
 }

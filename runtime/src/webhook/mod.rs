@@ -5,7 +5,8 @@
 //! one back ([admission webhooks], [conversion webhooks]). A project implements [`Defaulter`],
 //! [`Validator`] and [`crate::conversion::Spoke`] for its kinds; [`Server`] routes each request
 //! to the right one, decodes and encodes the reviews, computes the JSON patch of a defaulter,
-//! converts through the hub version, and serves TLS with the certificate cert-manager mounts.
+//! converts through the hub version, and serves TLS with the certificate cert-manager mounts or
+//! the one the manager issues itself (`--webhook-cert-mode=self-managed`).
 //! The paths come from the kinds' `#[rop(webhook(...))]` attributes, the same ones
 //! `rop generate` writes into `config/webhook/manifests.yaml`, so the two cannot disagree.
 //!

@@ -224,7 +224,7 @@ fn pem_blocks(text: &str) -> Vec<String> {
 /// CA and certificate at once (nothing is served yet anyway).
 pub(crate) fn plan(current: Option<&Result<Stored, String>>, now: i64, want: &Want, bundle_injected: bool) -> Plan {
     let stored = match current {
-        None => return fresh(now, want, "no certificate yet".into()),
+        None => return fresh(now, want, "no certificate yet: issuing a CA and a serving certificate".into()),
         Some(Err(why)) => return fresh(now, want, format!("the Secret cannot be used ({why}): replacing it")),
         Some(Ok(stored)) => stored,
     };
@@ -440,7 +440,7 @@ mod tests {
     #[test]
     fn a_fresh_secret_round_trips_and_verifies() {
         let (stored, why) = written(plan(None, NOW, &want(), false));
-        assert_eq!(why, "no certificate yet");
+        assert_eq!(why, "no certificate yet: issuing a CA and a serving certificate");
         assert_eq!(round_trip(&stored, NOW), Ok(stored.clone()));
         assert_eq!(stored.cas.len(), 1);
         assert_eq!(stored.cert_not_after, NOW + 30 * HOUR);

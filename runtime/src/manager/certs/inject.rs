@@ -19,7 +19,7 @@ use kube::{Api, Client};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use tracing::info;
+use tracing::{info, warn};
 
 use super::FIELD_MANAGER;
 use crate::webhook::CONVERSION_PATH;
@@ -62,6 +62,28 @@ impl Targets {
             pending.extend(conversion(client, crd, self.url.as_deref(), bundle, write).await.err());
         }
         pending
+    }
+}
+
+impl Targets {
+    /// Deletes the webhook configurations a manager with `--webhook-url` registered, when it
+    /// stops. The CRDs keep their conversion: `make install` puts the deployed one back.
+    pub(crate) async fn unregister(&self, client: &Client) {
+        let names = [self.mutating.as_ref().map(|m| (&m.0, true)), self.validating.as_ref().map(|v| (&v.0, false))];
+        for (name, mutating) in names.into_iter().flatten() {
+            let params = kube::api::DeleteParams::default();
+            let deleted = if mutating {
+                Api::<MutatingWebhookConfiguration>::all(client.clone()).delete(name, &params).await.map(drop)
+            } else {
+                Api::<ValidatingWebhookConfiguration>::all(client.clone()).delete(name, &params).await.map(drop)
+            };
+            match deleted {
+                Ok(()) => info!(name, "deleted the webhook configuration registered at --webhook-url"),
+                Err(error) => {
+                    warn!(name, error = %error, "cannot delete the webhook configuration registered at --webhook-url")
+                }
+            }
+        }
     }
 }
 

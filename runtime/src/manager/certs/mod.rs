@@ -126,8 +126,9 @@ impl SelfManaged {
         readiness.set_check(CHECK, Err("waiting for the certificate".into()));
         let mut served: Option<String> = None;
         let mut last_pending: Vec<String> = Vec::new();
+        let mut leader;
         loop {
-            let leader = *leading.borrow_and_update();
+            leader = *leading.borrow_and_update();
             let pending = match self.step(&client, leader, &configs, &mut served).await {
                 Ok(()) => Vec::new(),
                 Err(pending) => pending,
@@ -145,8 +146,13 @@ impl SelfManaged {
             tokio::select! {
                 () = tokio::time::sleep(every) => {}
                 () = leading_changed => {}
-                () = shutdown.cancelled() => return,
+                () = shutdown.cancelled() => break,
             }
+        }
+        if self.targets.url.is_some() && leader {
+            // A manager run from a laptop leaves no webhook behind that nothing answers: with
+            // `failurePolicy: Fail` it would refuse every object of its kinds.
+            self.targets.unregister(&client).await;
         }
     }
 
@@ -203,7 +209,7 @@ impl SelfManaged {
                 Ok(config) => {
                     configs.send_replace(Some(Arc::new(config)));
                     if served.is_some() {
-                        info!("serving the renewed webhook certificate");
+                        info!("serving the Secret's new webhook certificate");
                     }
                     *served = Some(current.cert_pem.clone());
                 }
