@@ -42,9 +42,12 @@ fn deleting_every_webhook_gives_back_the_project_before() {
     let (_tmp, dir) = project();
     let before = tree(&dir);
     ok(&dir, "create", &["--defaulting", "--programmatic-validation", "--conversion", "--spoke", "v1beta1"]);
+    // What `rop generate` writes for the webhooks goes with them.
+    std::fs::write(dir.join("config/webhook-self-managed/role.yaml"), "---\n").unwrap();
     let out = run(&dir, "delete", &[]);
     let listed = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(listed.contains("delete    src/webhook/memcached_v1.rs"), "{listed}");
+    assert!(listed.contains("delete    config/webhook-self-managed/role.yaml"), "{listed}");
     assert!(listed.contains("delete    api/src/v1beta1/memcached_conversion.rs"), "{listed}");
     pretty_assertions::assert_eq!(tree(&dir), before);
 }

@@ -54,15 +54,7 @@ fn project() -> (tempfile::TempDir, PathBuf) {
         ];
         for step in steps {
             let args: Vec<&str> = step.iter().map(String::as_str).collect();
-            let out = Command::new(env!("CARGO_BIN_EXE_rop"))
-                .args(&args)
-                .current_dir(&dir)
-                .env("SOURCE_DATE_EPOCH", "1795910400")
-                .env("NO_COLOR", "1")
-                .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-projects"))
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "rop {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+            common::rop_in_shared_target(&dir, &args);
         }
         tmp
     });

@@ -17,12 +17,25 @@ use crate::definition::AdmissionTarget;
 use crate::rbac::{self, Rule};
 use crate::resource::{BuiltinKind, CustomResource, WebhookTarget};
 use crate::schema::Unstructured;
-use crate::webhook_configuration::{self, DuplicateWebhook};
+use crate::webhook_configuration::{
+    self, CERT_SECRET, DuplicateWebhook, MUTATING_CONFIGURATION, VALIDATING_CONFIGURATION,
+};
 use crate::yaml;
 
 /// Where `rop generate` writes the webhook configurations, as controller-gen's `webhook`
 /// generator does.
 pub const WEBHOOK_MANIFESTS: &str = "config/webhook/manifests.yaml";
+
+/// Where `rop generate` writes the RBAC of a manager that issues and injects its own webhook
+/// certificate (the kustomize component `config/webhook-self-managed`).
+pub const WEBHOOK_CERT_ROLES: &str = "config/webhook-self-managed/role.yaml";
+
+/// The `Role` in [`WEBHOOK_CERT_ROLES`]: the manager's certificate Secret.
+pub const WEBHOOK_CERT_ROLE: &str = "webhook-cert-role";
+
+/// The `ClusterRole` in [`WEBHOOK_CERT_ROLES`]: the webhook configurations and converted CRDs
+/// the manager puts its CA into.
+pub const WEBHOOK_CERT_INJECTION_ROLE: &str = "webhook-cert-injection-role";
 
 /// Version of the [`Bundle`] format; `rop generate` refuses a bundle of another version.
 /// Format 2 carries `skip_version` as a field of [`KindManifest`].
@@ -248,4 +261,120 @@ pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputF
         files.insert(WEBHOOK_MANIFESTS.into(), yaml::documents(&configurations).map_err(render)?);
     }
     Ok(files.into_iter().map(|(path, content)| OutputFile { path, content }).collect())
+}
+
+/// [`WEBHOOK_CERT_ROLES`] for the webhooks of `bundle` and the CRDs whose conversion the
+/// manager serves (`converted_crds`, `<plural>.<group>`): what a manager with
+/// `--webhook-cert-mode=self-managed` reads and writes, each object by name. A `Role` (in the
+/// manager's namespace once kustomize sets it) may get and update the Secret [`CERT_SECRET`]; a
+/// `ClusterRole` may get and update the MutatingWebhookConfiguration and the
+/// ValidatingWebhookConfiguration (those the project has) and get and patch the converted CRDs.
+/// kustomize's `namePrefix` reaches the Secret's and configurations' names; CRD names keep theirs.
+/// `None` when the project has no webhooks.
+///
+/// # Errors
+/// [`AssembleError::Render`], which a role does not hit.
+pub fn webhook_cert_roles(bundle: &Bundle, converted_crds: &[String]) -> Result<Option<OutputFile>, AssembleError> {
+    let kinds = || bundle.kinds.iter().map(|k| (&k.mutating_webhooks, &k.validating_webhooks));
+    let builtin = || bundle.builtin.iter().map(|b| (&b.mutating_webhooks, &b.validating_webhooks));
+    let mutating = kinds().chain(builtin()).any(|(m, _)| !m.is_empty());
+    let validating = kinds().chain(builtin()).any(|(_, v)| !v.is_empty());
+    if !mutating && !validating && converted_crds.is_empty() {
+        return Ok(None);
+    }
+    let rule = |group: &str, resource: &str, names: Vec<String>, verbs: &[&str]| Rule {
+        resource_names: names,
+        ..Rule::new(group, &[resource], verbs)
+    };
+    let mut cluster_rules = Vec::new();
+    for (has, resource, name) in [
+        (mutating, "mutatingwebhookconfigurations", MUTATING_CONFIGURATION),
+        (validating, "validatingwebhookconfigurations", VALIDATING_CONFIGURATION),
+    ] {
+        if has {
+            let names = vec![name.to_string()];
+            cluster_rules.push(rule("admissionregistration.k8s.io", resource, names, &["get", "update"]));
+        }
+    }
+    if !converted_crds.is_empty() {
+        let mut names = converted_crds.to_vec();
+        names.sort();
+        names.dedup();
+        cluster_rules.push(rule("apiextensions.k8s.io", "customresourcedefinitions", names, &["get", "patch"]));
+    }
+    let secret = rule("", "secrets", vec![CERT_SECRET.to_string()], &["get", "update"]);
+    let roles = [
+        rbac::Role { name: WEBHOOK_CERT_INJECTION_ROLE.into(), namespace: String::new(), rules: cluster_rules },
+        rbac::Role {
+            name: WEBHOOK_CERT_ROLE.into(),
+            namespace: webhook_configuration::SERVICE_NAMESPACE.into(),
+            rules: vec![secret],
+        },
+    ];
+    let objects: Vec<_> = roles.iter().map(rbac::Role::to_object).collect();
+    let content = yaml::documents(&objects)
+        .map_err(|source| AssembleError::Render { path: WEBHOOK_CERT_ROLES.into(), source })?;
+    Ok(Some(OutputFile { path: WEBHOOK_CERT_ROLES.into(), content }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn builtin(mutating: bool, validating: bool) -> BuiltinManifest {
+        BuiltinManifest {
+            rust_type: "builtin::DeploymentV1".into(),
+            rules: vec![],
+            mutating_webhooks: if mutating { vec![MutatingWebhook::default()] } else { vec![] },
+            validating_webhooks: if validating { vec![ValidatingWebhook::default()] } else { vec![] },
+        }
+    }
+
+    /// The roles' names and each rule as `group resource names verbs`.
+    fn roles(mutating: bool, validating: bool, converted: &[&str]) -> Option<Vec<String>> {
+        let bundle = Bundle { format: BUNDLE_FORMAT, kinds: vec![], builtin: vec![builtin(mutating, validating)] };
+        let converted: Vec<String> = converted.iter().map(|c| c.to_string()).collect();
+        let file = webhook_cert_roles(&bundle, &converted).unwrap()?;
+        assert_eq!(file.path, "config/webhook-self-managed/role.yaml");
+        let mut lines = Vec::new();
+        for document in file.content.split("---\n").filter(|d| !d.is_empty()) {
+            let role: serde_json::Value = serde_yaml::from_str(document).unwrap();
+            let list = |v: &serde_json::Value| {
+                v.as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect::<Vec<_>>().join(",")
+            };
+            lines.push(format!("{} {} {}", role["kind"], role["metadata"]["name"], role["metadata"]["namespace"]));
+            for rule in role["rules"].as_array().unwrap() {
+                lines.push(format!(
+                    "  [{}] {} {} {}",
+                    list(&rule["apiGroups"]),
+                    list(&rule["resources"]),
+                    list(&rule["resourceNames"]),
+                    list(&rule["verbs"])
+                ));
+            }
+        }
+        Some(lines)
+    }
+
+    #[test]
+    fn webhook_cert_roles_name_only_what_the_project_has() {
+        assert_eq!(roles(false, false, &[]), None);
+        assert_eq!(
+            roles(false, true, &["widgets.example.org", "backups.example.org", "widgets.example.org"]).unwrap(),
+            [
+                "\"ClusterRole\" \"webhook-cert-injection-role\" null",
+                "  [admissionregistration.k8s.io] validatingwebhookconfigurations validating-webhook-configuration get,update",
+                "  [apiextensions.k8s.io] customresourcedefinitions backups.example.org,widgets.example.org get,patch",
+                "\"Role\" \"webhook-cert-role\" \"system\"",
+                "  [] secrets webhook-server-cert get,update",
+            ]
+        );
+        assert_eq!(
+            roles(true, false, &[]).unwrap()[..2],
+            [
+                "\"ClusterRole\" \"webhook-cert-injection-role\" null",
+                "  [admissionregistration.k8s.io] mutatingwebhookconfigurations mutating-webhook-configuration get,update",
+            ]
+        );
+    }
 }

@@ -26,6 +26,9 @@ pub const SERVICE_NAMESPACE: &str = "system";
 pub const MUTATING_CONFIGURATION: &str = "mutating-webhook-configuration";
 /// Name of the generated `ValidatingWebhookConfiguration`, as controller-gen names it.
 pub const VALIDATING_CONFIGURATION: &str = "validating-webhook-configuration";
+/// Name of the Secret the webhook server's certificate is in, before kustomize's `namePrefix`:
+/// cert-manager's Certificate writes it, or the manager fills it (`--webhook-cert-mode=self-managed`).
+pub const CERT_SECRET: &str = "webhook-server-cert";
 
 /// The webhooks of one kind version, mutating and validating, as the API objects' entries.
 pub fn for_kind(kind: &AdmissionTarget) -> (Vec<MutatingWebhook>, Vec<ValidatingWebhook>) {

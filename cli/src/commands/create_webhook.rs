@@ -424,7 +424,7 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
             k.version, k.kind
         ));
     }
-    next.push("run `make manifests` (cert-manager must be in the cluster to deploy)".into());
+    next.push("run `make manifests` (to deploy, cert-manager must be in the cluster, or config/default must use config/webhook-self-managed)".into());
     ui::info(&format!("Next: {}", next.join(", then ")));
     Ok(())
 }

@@ -356,6 +356,13 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     if !any_admission && root.join(manifests).is_file() {
         plan.remove(manifests, None);
     }
+    // The RBAC `rop generate` wrote for self-managed certificates goes with the last webhook,
+    // as the rest of config/webhook-self-managed does.
+    let any_webhook = project.resources.iter().any(|r| r.webhooks.is_some());
+    let roles = rop::manifests::WEBHOOK_CERT_ROLES;
+    if !any_webhook && root.join(roles).is_file() {
+        plan.remove(roles, None);
+    }
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
 
     let Some(entries) = plan.finish(args.force, args.dry_run, "rop delete webhook would change")? else {

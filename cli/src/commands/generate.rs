@@ -1,5 +1,6 @@
 //! `rop generate` (alias `rop manifests`): build and run the project's manifests generator,
-//! then write the CRDs and RBAC it reports under `config/`.
+//! then write the CRDs, RBAC and webhook configurations it reports under `config/`, and the RBAC
+//! of self-managed webhook certificates (`config/webhook-self-managed/role.yaml`).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -10,6 +11,10 @@ use rop_verify::Rule;
 use crate::project::Project;
 use crate::scaffold::plan::{self, Change, IfExists, Plan};
 use crate::ui;
+
+/// The kustomize component of self-managed webhook certificates, which `create webhook`
+/// scaffolds; `rop generate` writes its role.yaml ([`rop::manifests::WEBHOOK_CERT_ROLES`]).
+pub const SELF_MANAGED_KUSTOMIZATION: &str = "config/webhook-self-managed/kustomization.yaml";
 
 /// Flags of `rop generate`.
 #[derive(Debug, clap::Args)]
@@ -414,6 +419,14 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
     let mut plan = Plan::new(root);
     for file in files {
         plan.file(file.path, file.content, IfExists::Overwrite);
+    }
+    // The RBAC of self-managed webhook certificates, beside the component `create webhook`
+    // scaffolds (a project without it, made before it existed, gets no lone file).
+    if root.join(SELF_MANAGED_KUSTOMIZATION).is_file() {
+        let converted: Vec<String> = project.converted_crds().into_iter().collect();
+        if let Some(file) = rop::manifests::webhook_cert_roles(&bundle, &converted)? {
+            plan.file(file.path, file.content, IfExists::Overwrite);
+        }
     }
     if args.check {
         let entries = plan.check(true)?;

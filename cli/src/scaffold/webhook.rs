@@ -136,6 +136,11 @@ pub fn describe(
         "certmanager/kustomizeconfig.yaml",
         "default/manager_webhook_patch.yaml",
         "default/manager_webhook_client_ca_patch.yaml",
+        "webhook-self-managed/kustomization.yaml",
+        "webhook-self-managed/kustomizeconfig.yaml",
+        "webhook-self-managed/manager_patch.yaml",
+        "webhook-self-managed/role_binding.yaml",
+        "webhook-self-managed/secret.yaml",
     ] {
         s.file(format!("config/{name}"), &format!("webhook/config/{name}"), &context, IfExists::Skip);
     }

@@ -18,6 +18,21 @@ pub fn rop(dir: &Path, args: &[&str]) -> Output {
         .expect("the rop binary runs")
 }
 
+/// Like [`rop`], with the projects' shared build folder (`target/e2e-projects`) as
+/// `CARGO_TARGET_DIR`, so that `rop generate` in a fresh project reuses one build of their
+/// dependencies; panics with its stderr unless it succeeded.
+pub fn rop_in_shared_target(dir: &Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rop"))
+        .args(args)
+        .current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1795910400")
+        .env("NO_COLOR", "1")
+        .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/e2e-projects"))
+        .output()
+        .expect("the rop binary runs");
+    assert!(out.status.success(), "rop {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// Like [`rop`], and panics with its output unless it succeeded.
 pub fn rop_ok(dir: &Path, args: &[&str]) -> String {
     let out = rop(dir, args);
