@@ -291,6 +291,127 @@ fn every_switch_renders_valid_objects() {
     assert!(webhooks["metadata"].get("annotations").is_none(), "{webhooks:?}");
 }
 
+/// `webhook.certificates=self-managed`: the manager's flags, its empty Secret and the RBAC on
+/// its objects by their release names, and nothing of cert-manager's.
+#[test]
+fn self_managed_certificates_render_the_managers_secret_and_rbac() {
+    let Some(helm) = helm() else { return };
+    let (_tmp, dir) = project();
+    rop_ok(&dir, &["helm"]);
+    let rendered = render_valid(&helm, &dir, &["webhook.certificates=self-managed"]);
+    let key = |kind: &str, name: &str| (kind.to_string(), format!("other-release-shop-{name}"));
+    let yaml = |text: &str| serde_yaml::from_str::<Value>(text).unwrap();
+    let kinds = kinds(&rendered);
+    let added = [
+        "ClusterRole other-release-shop-webhook-cert-injection-role",
+        "ClusterRoleBinding other-release-shop-webhook-cert-injection-rolebinding",
+        "Role other-release-shop-webhook-cert-role",
+        "RoleBinding other-release-shop-webhook-cert-rolebinding",
+        "Secret other-release-shop-webhook-server-cert",
+    ];
+    for kind in added {
+        assert!(kinds.contains(&kind.to_string()), "{kind}: {kinds:?}");
+    }
+    assert!(kinds.iter().all(|k| !k.starts_with("Certificate ") && !k.starts_with("Issuer ")), "{kinds:?}");
+    let text = serde_yaml::to_string(&rendered.values().collect::<Vec<_>>()).unwrap();
+    assert!(!text.contains("cert-manager"), "{text}");
+
+    let manager = &rendered[&key("Deployment", "controller-manager")];
+    let pod = &manager["spec"]["template"]["spec"];
+    assert_eq!(
+        pod["containers"][0]["args"],
+        yaml(
+            "[--leader-elect, --health-probe-bind-address=:8081, --metrics-bind-address=:8080, --webhook-cert-mode=self-managed, --webhook-name-prefix=other-release-shop-]"
+        )
+    );
+    assert_eq!(
+        pod["volumes"],
+        yaml("[{name: webhook-certs, secret: {secretName: other-release-shop-webhook-server-cert}}]")
+    );
+    assert_eq!(
+        rendered[&key("Secret", "webhook-server-cert")],
+        yaml(
+            "{apiVersion: v1, kind: Secret, metadata: {labels: {app.kubernetes.io/name: shop}, name: other-release-shop-webhook-server-cert, namespace: elsewhere}, type: Opaque}"
+        )
+    );
+    assert_eq!(
+        rendered[&key("Role", "webhook-cert-role")]["rules"],
+        yaml(
+            "[{apiGroups: [''], resourceNames: [other-release-shop-webhook-server-cert], resources: [secrets], verbs: [get, update]}]"
+        )
+    );
+    assert_eq!(
+        rendered[&key("ClusterRole", "webhook-cert-injection-role")]["rules"],
+        yaml(
+            "[{apiGroups: [admissionregistration.k8s.io], resourceNames: [other-release-shop-mutating-webhook-configuration], resources: [mutatingwebhookconfigurations], verbs: [get, update]},
+              {apiGroups: [admissionregistration.k8s.io], resourceNames: [other-release-shop-validating-webhook-configuration], resources: [validatingwebhookconfigurations], verbs: [get, update]},
+              {apiGroups: [apiextensions.k8s.io], resourceNames: [memcacheds.cache.example.com], resources: [customresourcedefinitions], verbs: [get, patch]}]"
+        )
+    );
+    let binding = &rendered[&key("ClusterRoleBinding", "webhook-cert-injection-rolebinding")];
+    assert_eq!(
+        binding["subjects"],
+        yaml("[{kind: ServiceAccount, name: other-release-shop-controller-manager, namespace: elsewhere}]")
+    );
+
+    // The release named as config/default names the objects needs no prefix flag; one whose
+    // full name leaves no room for the manager's names, and a value the chart does not know,
+    // are refused.
+    let args =
+        ["template", "shop", "dist/chart", "--namespace", "shop-system", "--set", "webhook.certificates=self-managed"];
+    let shop = objects(&run(&helm, &dir, &args).stdout);
+    let manager = &shop[&("Deployment".to_string(), "shop-controller-manager".to_string())];
+    let args = manager["spec"]["template"]["spec"]["containers"][0]["args"].as_sequence().unwrap();
+    assert_eq!(args.last().unwrap(), "--webhook-cert-mode=self-managed");
+    for (release, value, error) in [
+        (
+            "a-release-with-a-long-name",
+            "self-managed",
+            "webhook.certificates self-managed: the manager finds its objects by the release's full name, a-release-with-a-long-name-shop, which is longer than 30 characters: set fullnameOverride",
+        ),
+        ("shop", "selfmanaged", "webhook.certificates \"selfmanaged\": write cert-manager or self-managed"),
+    ] {
+        let set = format!("webhook.certificates={value}");
+        let out = Command::new(&helm)
+            .args(["template", release, "dist/chart", "--set", &set])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(error), "{stderr}");
+    }
+}
+
+/// With config/webhook-self-managed switched on in config/default, the default values render
+/// what kustomize builds, and `webhook.certificates=cert-manager` what it built before.
+#[test]
+fn the_chart_follows_config_default_to_self_managed_certificates() {
+    let Some(helm) = helm() else { return };
+    let (_tmp, dir) = project();
+    let kubectl = Path::new("kubectl");
+    let cert_manager = objects(&run(kubectl, &dir, &["kustomize", "config/default"]).stdout);
+    let kustomization = dir.join("config/default/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).unwrap();
+    std::fs::write(&kustomization, text.replace("#- ../webhook-self-managed\n", "- ../webhook-self-managed\n"))
+        .unwrap();
+    let self_managed = objects(&run(kubectl, &dir, &["kustomize", "config/default"]).stdout);
+    rop_ok(&dir, &["helm"]);
+    let values = std::fs::read_to_string(dir.join("dist/chart/values.yaml")).unwrap();
+    assert!(values.contains("  certificates: self-managed\n"), "{values}");
+    let args = values.split("  args:\n").nth(1).unwrap().split("  env:").next().unwrap();
+    assert!(!args.contains("--webhook-cert-mode"), "the chart adds the flag: {args}");
+    run(&helm, &dir, &["lint", "--strict", "dist/chart"]);
+    let release = ["template", "shop", "dist/chart", "--namespace", "shop-system"];
+    for (sets, built) in [(&[][..], &self_managed), (&["--set", "webhook.certificates=cert-manager"], &cert_manager)] {
+        let rendered = objects(&run(&helm, &dir, &[&release[..], sets].concat()).stdout);
+        assert_eq!(rendered.keys().collect::<Vec<_>>(), built.keys().collect::<Vec<_>>(), "{sets:?}");
+        for (key, object) in built {
+            pretty_assertions::assert_eq!(&rendered[key], object, "{sets:?} {key:?}");
+        }
+    }
+}
+
 #[test]
 fn a_second_run_keeps_the_users_files_and_follows_config() {
     let (_tmp, dir) = project();
@@ -420,5 +541,5 @@ fn make_helm_chart_generates_the_manifests_then_writes_the_chart() {
     let helm = stdout.find(" helm\n").expect("make runs rop helm");
     assert!(generate < helm, "{stdout}");
     assert!(stdout.contains("  create    dist/chart/values.yaml\n"), "{stdout}");
-    assert_eq!(chart(&dir).len(), 30);
+    assert_eq!(chart(&dir).len(), 35);
 }

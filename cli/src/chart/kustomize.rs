@@ -1,7 +1,8 @@
 //! The objects a chart is made from: `kubectl kustomize config/default`, plus the optional
 //! parts config/default leaves commented out (the Prometheus ServiceMonitor, the metrics
 //! NetworkPolicy), built with config/default's namespace and name prefix so that the chart can
-//! offer them behind a value.
+//! offer them behind a value, and config/default built with config/webhook-self-managed
+//! switched the other way, for the chart's choice of webhook certificate.
 
 use std::path::Path;
 use std::process::Command;
@@ -24,6 +25,23 @@ pub struct Build {
     pub namespace: String,
     /// config/default's `namePrefix` (`<project>-`), or empty.
     pub name_prefix: String,
+    /// config/default built the other way round for the webhook certificates, when the project
+    /// has config/webhook-self-managed.
+    pub certificates: Option<Variant>,
+}
+
+/// The folder of the kustomize component that has the manager issue its own webhook
+/// certificate instead of cert-manager.
+pub const SELF_MANAGED: &str = "config/webhook-self-managed";
+
+/// config/default with [`SELF_MANAGED`] switched the other way: on when config/default has it
+/// off, off when on.
+#[derive(Debug)]
+pub struct Variant {
+    /// Whether config/default itself has the component on.
+    pub self_managed: bool,
+    /// Every object of the other build.
+    pub objects: Vec<Value>,
 }
 
 /// Builds config/default of the project at `root` with `kubectl` (`$KUBECTL`, else `kubectl`
@@ -68,7 +86,58 @@ pub fn build(root: &Path) -> anyhow::Result<Build> {
             .context("cannot write a temporary kustomization")?;
         optional = documents(&kustomize(&root, dir.path(), &["--load-restrictor", "LoadRestrictionsNone"])?)?;
     }
-    Ok(Build { objects, optional, namespace, name_prefix })
+    let certificates = variant(root, &kustomization)?;
+    Ok(Build { objects, optional, namespace, name_prefix, certificates })
+}
+
+/// The other certificate variant of config/default (see [`Variant`]), built from a copy of
+/// config/ whose config/default lists the component, or does not; `None` for a project
+/// without the component.
+fn variant(root: &Path, kustomization: &Value) -> anyhow::Result<Option<Variant>> {
+    if !root.join(SELF_MANAGED).join("kustomization.yaml").is_file() {
+        return Ok(None);
+    }
+    let name = SELF_MANAGED.rsplit('/').next().unwrap_or(SELF_MANAGED);
+    let ours = |c: &Value| c.as_str().is_some_and(|c| c.trim_end_matches('/').rsplit('/').next() == Some(name));
+    let mut components = kustomization["components"].as_sequence().cloned().unwrap_or_default();
+    let self_managed = components.iter().any(ours);
+    if self_managed {
+        components.retain(|c| !ours(c));
+    } else {
+        let roles = root.join(rop::manifests::WEBHOOK_CERT_ROLES);
+        if !roles.is_file() {
+            bail!(
+                "{} is missing: run `rop generate` (`make manifests`) first, which writes it; the chart offers {SELF_MANAGED} with it",
+                rop::manifests::WEBHOOK_CERT_ROLES
+            );
+        }
+        components.push(Value::String(format!("../{name}")));
+    }
+    let dir = tempfile::tempdir().context("cannot create a temporary folder")?;
+    copy_tree(&root.join("config"), &dir.path().join("config"))?;
+    let mut toggled = kustomization.clone();
+    toggled["components"] = Value::Sequence(components);
+    std::fs::write(dir.path().join("config/default/kustomization.yaml"), super::emit::yaml(&toggled))
+        .context("cannot write a temporary kustomization")?;
+    let switched = if self_managed { "off" } else { "on" };
+    let text = kustomize(dir.path(), &dir.path().join("config/default"), &[])
+        .with_context(|| format!("config/default with {SELF_MANAGED} switched {switched} does not build"))?;
+    Ok(Some(Variant { self_managed, objects: documents(&text)? }))
+}
+
+/// Copies the folder `from` to `to`, following links.
+fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))? {
+        let path = entry?.path();
+        let target = to.join(path.file_name().expect("an entry has a name"));
+        if path.is_dir() {
+            copy_tree(&path, &target)?;
+        } else {
+            std::fs::copy(&path, &target).with_context(|| format!("cannot copy {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// The path of `to` from folder `from`, both absolute: `../../project/config/prometheus`.

@@ -2,7 +2,8 @@
 //! config/default, as kubebuilder's helm plugin makes it. Every object becomes a template
 //! under `templates/`, whose names start with the release's full name where kustomize's
 //! `namePrefix` was, whose namespace is the release's, and whose optional parts (webhooks,
-//! cert-manager, metrics, Prometheus, NetworkPolicy, CRDs) are switched by values.yaml. With
+//! cert-manager or the manager's own webhook certificate, metrics, Prometheus, NetworkPolicy,
+//! CRDs) are switched by values.yaml. With
 //! the default values and release `<project>` in namespace `<project>-system`, the chart
 //! renders the objects kustomize builds, plus Helm's labels and its keep annotation on CRDs,
 //! without the Namespace (Helm's `--create-namespace` makes it).
@@ -42,7 +43,7 @@ pub fn build(root: &Path, chart: &str, app_version: &str, templates: &Templates)
     let build = kustomize::build(root)?;
     let context = objects::Context::new(chart, &build);
     let mut files: Vec<(String, String)> = Vec::new();
-    for object in build.objects.iter().chain(&build.optional) {
+    for object in with_other_certificates(&build).iter().chain(&build.optional) {
         let Some(template) = objects::template(object, &context) else { continue };
         let mut path = format!("templates/{}", template.path);
         if files.iter().any(|(p, _)| *p == path) {
@@ -68,6 +69,35 @@ pub fn build(root: &Path, chart: &str, app_version: &str, templates: &Templates)
     ];
     let names_follow_release = !build.name_prefix.is_empty();
     Ok(Chart { templates: files, skeleton, values: values.value, names_follow_release })
+}
+
+/// The objects of config/default, and with config/webhook-self-managed those only the other
+/// way to the certificate has (cert-manager's Issuer and Certificate, or the manager's Secret
+/// and RBAC), each template switched by `webhook.certificates`. An object both have gets
+/// cert-manager's CA injection annotation from the cert-manager build.
+fn with_other_certificates(build: &kustomize::Build) -> Vec<serde_yaml::Value> {
+    let mut objects = build.objects.clone();
+    let Some(other) = &build.certificates else { return objects };
+    let key = |o: &serde_yaml::Value| (o["kind"].clone(), o["metadata"]["name"].clone());
+    for object in &other.objects {
+        match objects.iter_mut().find(|o| key(o) == key(object)) {
+            Some(ours) if other.self_managed => {
+                let inject = &object["metadata"]["annotations"][objects::INJECT_CA];
+                if !inject.is_null() {
+                    let metadata = ours["metadata"].as_mapping_mut().expect("an object has metadata");
+                    let empty = || serde_yaml::Value::Mapping(serde_yaml::Mapping::new());
+                    if let Some(annotations) =
+                        metadata.entry("annotations".into()).or_insert_with(empty).as_mapping_mut()
+                    {
+                        annotations.insert(objects::INJECT_CA.into(), inject.clone());
+                    }
+                }
+            }
+            Some(_) => {}
+            None => objects.push(object.clone()),
+        }
+    }
+    objects
 }
 
 fn chart_yaml(templates: &Templates, chart: &str, app_version: &str) -> anyhow::Result<String> {

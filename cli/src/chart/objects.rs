@@ -25,8 +25,21 @@ pub struct Context {
     webhook_service: Option<String>,
     /// The Secret cert-manager writes the webhook serving certificate into.
     pub(super) cert_secret: Option<String>,
+    /// The manager's volume of the webhook serving certificate's Secret.
+    cert_volume: Option<String>,
+    /// The two ways to the webhook certificate, when the project has config/webhook-self-managed.
+    certificates: Option<Certificates>,
     /// What config/default includes, which the switches in values.yaml default to.
     pub defaults: Switches,
+}
+
+/// What differs between config/default with cert-manager and with config/webhook-self-managed.
+#[derive(Debug)]
+struct Certificates {
+    /// Kinds and names of the objects only the self-managed build has: its Secret and RBAC.
+    self_managed_only: BTreeSet<(String, String)>,
+    /// The Secret the manager's certificate volume mounts with cert-manager, and self-managed.
+    secrets: (Option<String>, Option<String>),
 }
 
 /// The parts of the chart values.yaml switches on and off.
@@ -37,12 +50,20 @@ pub struct Switches {
     pub prometheus: bool,
     pub network_policy: bool,
     pub rbac_helpers: bool,
+    /// config/default has config/webhook-self-managed on (`webhook.certificates`).
+    pub self_managed: bool,
 }
+
+/// `webhook.certificates`: the manager issues its own webhook certificate.
+pub const SELF_MANAGED: &str = "self-managed";
+/// `webhook.certificates`: cert-manager issues it.
+pub const CERT_MANAGER: &str = "cert-manager";
 
 impl Context {
     /// The context of `build`, for a chart named `chart`.
     pub fn new(chart: &str, build: &Build) -> Context {
-        let all = || build.objects.iter().chain(&build.optional);
+        let other = build.certificates.as_ref().map(|v| v.objects.as_slice()).unwrap_or_default();
+        let all = || build.objects.iter().chain(&build.optional).chain(other);
         let names = all()
             .filter(|o| !build.name_prefix.is_empty() && kind(o) != "Namespace")
             .filter_map(|o| o["metadata"]["name"].as_str())
@@ -60,12 +81,47 @@ impl Context {
             .and_then(|o| o["spec"]["secretName"].as_str())
             .map(str::to_string);
         let included = |f: &dyn Fn(&Value) -> bool| build.objects.iter().any(f);
+        let self_managed = build.certificates.as_ref().is_some_and(|v| v.self_managed);
+        // The build with cert-manager, and the one without (when the project has both).
+        let (with_cert_manager, without) = match &build.certificates {
+            Some(v) if v.self_managed => (&v.objects[..], Some(&build.objects[..])),
+            Some(v) => (&build.objects[..], Some(&v.objects[..])),
+            None => (&build.objects[..], None),
+        };
+        let cert_volume = manager_of(&build.objects).and_then(|manager| {
+            let volumes = manager["spec"]["template"]["spec"]["volumes"].as_sequence()?;
+            let secrets: Vec<&str> = [cert_secret.as_deref(), Some(CERT_SECRET_SUFFIX)].into_iter().flatten().collect();
+            let mounts = |v: &&Value| {
+                v["secret"]["secretName"]
+                    .as_str()
+                    .is_some_and(|s| secrets.iter().any(|c| s == *c || s.ends_with(&format!("-{c}"))))
+            };
+            volumes.iter().find(mounts).and_then(|v| v["name"].as_str()).map(str::to_string)
+        });
+        let certificates = without.map(|without| {
+            let keys = |objects: &[Value]| -> BTreeSet<(String, String)> {
+                objects
+                    .iter()
+                    .map(|o| (kind(o).to_string(), o["metadata"]["name"].as_str().unwrap_or_default().to_string()))
+                    .collect()
+            };
+            let secret = |objects: &[Value]| {
+                let volumes = manager_of(objects)?["spec"]["template"]["spec"]["volumes"].as_sequence()?;
+                let volume = volumes.iter().find(|v| v["name"].as_str() == cert_volume.as_deref())?;
+                volume["secret"]["secretName"].as_str().map(str::to_string)
+            };
+            Certificates {
+                self_managed_only: keys(without).difference(&keys(with_cert_manager)).cloned().collect(),
+                secrets: (secret(with_cert_manager), secret(without)),
+            }
+        });
         let defaults = Switches {
             webhook: webhook_service.is_some(),
-            cert_manager: included(&|o| group(o) == "cert-manager.io"),
+            cert_manager: with_cert_manager.iter().any(|o| group(o) == "cert-manager.io"),
             prometheus: included(&|o| kind(o) == "ServiceMonitor"),
             network_policy: included(&|o| kind(o) == "NetworkPolicy"),
             rbac_helpers: included(&|o| is_helper_role(o, &build.name_prefix)),
+            self_managed,
         };
         Context {
             chart: chart.to_string(),
@@ -74,7 +130,37 @@ impl Context {
             names,
             webhook_service,
             cert_secret,
+            cert_volume,
+            certificates,
             defaults,
+        }
+    }
+
+    /// Whether the chart offers both ways to the webhook certificate (`webhook.certificates`).
+    pub fn has_certificate_choice(&self) -> bool {
+        self.certificates.is_some()
+    }
+
+    /// `webhook.certificates` as a Go-template expression, whose default (for a values.yaml
+    /// written before it) is config/default's.
+    fn certificates_value(&self) -> String {
+        let default = if self.defaults.self_managed { SELF_MANAGED } else { CERT_MANAGER };
+        format!("(.Values.webhook.certificates | default \"{default}\")")
+    }
+
+    /// The Go-template test that the webhook certificate is self-managed.
+    fn self_managed(&self) -> String {
+        format!("eq {} \"{SELF_MANAGED}\"", self.certificates_value())
+    }
+
+    /// The condition of cert-manager's objects and CA injection.
+    fn cert_manager(&self) -> String {
+        match self.certificates {
+            Some(_) => format!(
+                "and .Values.webhook.enabled .Values.certManager.enabled (ne {} \"{SELF_MANAGED}\")",
+                self.certificates_value()
+            ),
+            None => "and .Values.webhook.enabled .Values.certManager.enabled".to_string(),
         }
     }
 
@@ -142,11 +228,16 @@ pub fn template(object: &Value, context: &Context) -> Option<Template> {
     let mut emitter = Emitter::default();
     let (folder, condition) = place(&object, context)?;
     let name = object["metadata"]["name"].as_str().unwrap_or("object").to_string();
+    // Actions before the object (variables it uses).
+    let mut prelude = String::new();
     match (group(&object), kind(&object)) {
         ("apiextensions.k8s.io", "CustomResourceDefinition") => crd(&mut object, context, &mut emitter),
         ("apps", "Deployment") if folder == "manager" => {
             context.template_strings(&mut object, &mut emitter);
             manager(&mut object, context, &mut emitter);
+            if context.certificates.is_some() {
+                prelude = self_managed_args(context);
+            }
         }
         _ => {
             for (key, part) in object.as_mapping_mut().expect("an object is a mapping") {
@@ -154,11 +245,11 @@ pub fn template(object: &Value, context: &Context) -> Option<Template> {
                     context.template_strings(part, &mut emitter);
                 }
             }
-            annotations(&mut object, &[], &mut emitter);
+            annotations(&mut object, &[], &context.cert_manager(), &mut emitter);
         }
     }
     labels(&mut object, context, &mut emitter);
-    let body = emitter.render(&object);
+    let body = format!("{prelude}{}", emitter.render(&object));
     let text = match condition {
         Some(condition) => format!("{HEADER}\n{{{{- if {condition} }}}}\n{body}{{{{- end }}}}\n"),
         None => format!("{HEADER}\n{body}"),
@@ -187,13 +278,26 @@ fn escape_actions(value: &mut Value) {
 }
 
 /// The folder of `object`'s template and the value that switches it on.
-fn place(object: &Value, context: &Context) -> Option<(&'static str, Option<&'static str>)> {
+fn place(object: &Value, context: &Context) -> Option<(&'static str, Option<String>)> {
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    let key = (kind(object).to_string(), name.to_string());
+    if context.certificates.as_ref().is_some_and(|c| c.self_managed_only.contains(&key)) {
+        let condition = format!("and .Values.webhook.enabled ({})", context.self_managed());
+        return Some(("webhook-self-managed", Some(condition)));
+    }
+    let (folder, condition) = match (group(object), kind(object)) {
+        ("cert-manager.io", _) => return Some(("cert-manager", Some(context.cert_manager()))),
+        _ => place_by_kind(object, context, name)?,
+    };
+    Some((folder, condition.map(str::to_string)))
+}
+
+/// [`place`] for the objects of both builds.
+fn place_by_kind(object: &Value, context: &Context, name: &str) -> Option<(&'static str, Option<&'static str>)> {
     Some(match (group(object), kind(object)) {
         ("", "Namespace") => return None,
         ("apiextensions.k8s.io", "CustomResourceDefinition") => ("crd", Some(".Values.crd.enabled")),
         ("admissionregistration.k8s.io", _) => ("webhook", Some(".Values.webhook.enabled")),
-        ("cert-manager.io", _) => ("cert-manager", Some("and .Values.webhook.enabled .Values.certManager.enabled")),
         ("monitoring.coreos.com", _) => ("prometheus", Some("and .Values.metrics.enabled .Values.prometheus.enabled")),
         ("networking.k8s.io", "NetworkPolicy") if name.contains("metrics") => {
             ("network-policy", Some("and .Values.metrics.enabled .Values.networkPolicy.enabled"))
@@ -224,24 +328,25 @@ fn crd(object: &mut Value, context: &Context, emitter: &mut Emitter) {
         replace_key(object["spec"].as_mapping_mut().expect("a CRD has a spec"), "conversion", token);
     }
     context.template_strings(&mut object["metadata"], emitter);
-    annotations(object, &[(".Values.crd.keep", "helm.sh/resource-policy", "keep")], emitter);
+    let keep = [(".Values.crd.keep", "helm.sh/resource-policy", "keep")];
+    annotations(object, &keep, &context.cert_manager(), emitter);
 }
 
 /// The annotation cert-manager injects its CA by, which needs cert-manager.
-const INJECT_CA: &str = "cert-manager.io/inject-ca-from";
+pub const INJECT_CA: &str = "cert-manager.io/inject-ca-from";
 
-/// Rewrites `object`'s annotations: cert-manager's CA injection only with cert-manager, and
-/// `extra` annotations `(condition, key, value)` only when their condition holds. When every
+/// Rewrites `object`'s annotations: cert-manager's CA injection only when `cert_manager` holds,
+/// and `extra` annotations `(condition, key, value)` only when their condition holds. When every
 /// annotation is conditional, so is the `annotations` key (an empty `annotations:` is null).
-fn annotations(object: &mut Value, extra: &[(&str, &str, &str)], emitter: &mut Emitter) {
+fn annotations(object: &mut Value, extra: &[(&str, &str, &str)], cert_manager: &str, emitter: &mut Emitter) {
     let metadata = object["metadata"].as_mapping_mut().expect("an object has metadata");
     let existing = metadata.get("annotations").and_then(Value::as_mapping).cloned().unwrap_or_default();
     let mut plain = Mapping::new();
     let mut conditional: Vec<(&str, Value, Value)> = Vec::new();
     for (key, value) in existing {
         if key == INJECT_CA {
-            // The Certificate it names is there only with both.
-            conditional.push(("and .Values.webhook.enabled .Values.certManager.enabled", key, value));
+            // The Certificate it names is there only with cert-manager.
+            conditional.push((cert_manager, key, value));
         } else {
             plain.insert(key, value);
         }
@@ -292,20 +397,38 @@ fn manager(object: &mut Value, context: &Context, emitter: &mut Emitter) {
     object["spec"]["replicas"] = emitter.inline("{{ .Values.manager.replicas }}");
     let pod = &mut object["spec"]["template"]["spec"];
     let webhook = ".Values.webhook.enabled";
-    let cert_volume = pod["volumes"].as_sequence().and_then(|volumes| {
-        volumes.iter().find(|v| v["secret"]["secretName"].as_str() == context.cert_secret.as_deref()).cloned()
-    });
-    let cert_volume = cert_volume.and_then(|v| v["name"].as_str().map(str::to_string));
+    let cert_volume = context.cert_volume.as_deref();
     // The webhook server's volumes: its serving certificate, and the client CA of
     // config/default/manager_webhook_client_ca_patch.yaml when that is switched on.
     let webhook_volume = |item: &Value| {
         let name = item["name"].as_str();
-        name.is_some() && (name == cert_volume.as_deref() || name == Some("webhook-client-ca"))
+        name.is_some() && (name == cert_volume || name == Some("webhook-client-ca"))
     };
+    if let Some(certificates) = &context.certificates {
+        // The Secret the certificate volume mounts: cert-manager's, or the manager's own.
+        let mut volumes = pod["volumes"].as_sequence_mut().into_iter().flatten();
+        if let Some(volume) = volumes.find(|v| v["name"].as_str() == cert_volume) {
+            let secret = |name: &Option<String>| {
+                let name = name.as_deref().unwrap_or(CERT_SECRET_SUFFIX);
+                context.templated(name).unwrap_or_else(|| name.to_string())
+            };
+            let (cert_manager, own) = (secret(&certificates.secrets.0), secret(&certificates.secrets.1));
+            let expression =
+                format!("{{{{ if {} }}}}{own}{{{{ else }}}}{cert_manager}{{{{ end }}}}", context.self_managed());
+            volume["secret"]["secretName"] = emitter.inline(expression);
+        }
+    }
     if let Some(containers) = pod["containers"].as_sequence_mut() {
         let index = containers.iter().position(|c| c["name"] == "manager").unwrap_or(0);
         if let Some(container) = containers.get_mut(index).and_then(Value::as_mapping_mut) {
-            container.insert("args".into(), emitter.inline(to_yaml("args")));
+            let args = match &context.certificates {
+                // With the flags of self_managed_args.
+                Some(_) => format!(
+                    "{{{{- toYaml (concat (.Values.manager.args | default list) $certificates) | nindent {NINDENT} }}}}"
+                ),
+                None => to_yaml("args"),
+            };
+            container.insert("args".into(), emitter.inline(args));
             let image =
                 "\"{{ .Values.manager.image.repository }}{{ with .Values.manager.image.tag }}:{{ . }}{{ end }}\"";
             container.insert("image".into(), emitter.inline(image));
@@ -349,6 +472,49 @@ fn manager(object: &mut Value, context: &Context, emitter: &mut Emitter) {
         emitter.lines("{{- with .Values.manager.priorityClassName }}\npriorityClassName: {{ . | quote }}\n{{- end }}"),
         Value::Null,
     );
+}
+
+/// The lines before the manager's Deployment that check `webhook.certificates` and set
+/// `$certificates`, the flags the manager's `args` end with: with a self-managed certificate
+/// the flag for it and, when the release's names are not config/default's, their prefix, by
+/// which the manager finds its Secret, Service and webhook configurations. The names of the
+/// objects it finds must share one prefix, so the full name may be at most [`FULLNAME_ROOM`]
+/// characters, which leaves `-validating-webhook-configuration` room in 63.
+fn self_managed_args(context: &Context) -> String {
+    let chart = &context.chart;
+    let fullname = format!("(include \"{chart}.fullname\" $)");
+    let value = context.certificates_value();
+    [
+        format!("{{{{- if not (has {value} (list \"{CERT_MANAGER}\" \"{SELF_MANAGED}\")) }}}}"),
+        format!("{{{{- fail (printf \"webhook.certificates %q: write {CERT_MANAGER} or {SELF_MANAGED}\" {value}) }}}}"),
+        "{{- end }}".to_string(),
+        "{{- $certificates := list }}".to_string(),
+        format!("{{{{- if and .Values.webhook.enabled ({}) }}}}", context.self_managed()),
+        format!("{{{{- if gt (len {fullname}) {FULLNAME_ROOM} }}}}"),
+        format!("{{{{- fail (printf \"webhook.certificates {SELF_MANAGED}: the manager finds its objects by the release's full name, %s, which is longer than {FULLNAME_ROOM} characters: set fullnameOverride\" {fullname}) }}}}"),
+        "{{- end }}".to_string(),
+        "{{- $certificates = list \"--webhook-cert-mode=self-managed\" }}".to_string(),
+        format!("{{{{- if ne {fullname} \"{chart}\" }}}}"),
+        format!("{{{{- $certificates = append $certificates (printf \"--webhook-name-prefix=%s-\" {fullname}) }}}}"),
+        "{{- end }}".to_string(),
+        "{{- end }}".to_string(),
+    ]
+    .map(|line| format!("{line}\n"))
+    .concat()
+}
+
+/// The longest release full name with which every object the manager finds by name (its
+/// Secret, Service and webhook configurations) keeps the full name whole: 63 minus
+/// `-validating-webhook-configuration`.
+const FULLNAME_ROOM: usize = 30;
+
+/// The name config/webhook-self-managed and config/certmanager give the certificate's Secret,
+/// after kustomize's prefix.
+const CERT_SECRET_SUFFIX: &str = rop::webhook_configuration::CERT_SECRET;
+
+/// The manager's Deployment among `objects`.
+fn manager_of(objects: &[Value]) -> Option<&Value> {
+    objects.iter().find(|o| kind(o) == "Deployment" && o["metadata"]["labels"]["control-plane"] == "controller-manager")
 }
 
 /// Shows the items of `list` that `matches` picks only when `condition` holds.

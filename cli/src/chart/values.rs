@@ -32,7 +32,14 @@ pub fn defaults(manager: Option<&Value>, context: &Context, templates: &Template
     tera.insert("replicas", &manager.and_then(|m| m["spec"]["replicas"].as_u64()).unwrap_or(1));
     tera.insert("image_repository", repository);
     tera.insert("image_tag", tag);
-    tera.insert("args", &block(&container["args"], Value::Sequence(Vec::new())));
+    let mut args = container["args"].clone();
+    if context.has_certificate_choice() {
+        // The chart adds the flag from webhook.certificates.
+        if let Some(args) = args.as_sequence_mut() {
+            args.retain(|a| !a.as_str().is_some_and(|a| a.starts_with("--webhook-cert-mode=")));
+        }
+    }
+    tera.insert("args", &block(&args, Value::Sequence(Vec::new())));
     tera.insert("env", &block(&container["env"], Value::Sequence(Vec::new())));
     tera.insert("resources", &block(&container["resources"], Value::Mapping(Mapping::new())));
     tera.insert("security_context", &block(&container["securityContext"], Value::Mapping(Mapping::new())));
@@ -41,6 +48,8 @@ pub fn defaults(manager: Option<&Value>, context: &Context, templates: &Template
     tera.insert("rbac_helpers", &switches.rbac_helpers);
     tera.insert("webhook", &switches.webhook);
     tera.insert("cert_manager", &switches.cert_manager);
+    let certificates = if switches.self_managed { super::objects::SELF_MANAGED } else { super::objects::CERT_MANAGER };
+    tera.insert("certificates", &context.has_certificate_choice().then_some(certificates));
     tera.insert("cert_secret", context.cert_secret.as_deref().unwrap_or("webhook-server-cert"));
     tera.insert("prometheus", &switches.prometheus);
     tera.insert("network_policy", &switches.network_policy);
