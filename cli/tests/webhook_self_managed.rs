@@ -2,8 +2,11 @@
 //! from the project's webhooks, and uncommenting `- ../webhook-self-managed` in
 //! config/default/kustomization.yaml builds the manager with `--webhook-cert-mode=self-managed`,
 //! its empty Secret and the RBAC for it, by prefixed name, and nothing of cert-manager's.
+//! `make run` serves the webhooks only with WEBHOOK_URL; `make undo-run-webhooks` takes back
+//! what such a run registered, so that `make deploy` applies again.
 //!
-//! The kustomize builds need kubectl: without it they say so and pass.
+//! The kustomize builds need kubectl, and the last test rop-testenv's API server: without them
+//! they say so and pass.
 
 mod common;
 
@@ -207,4 +210,119 @@ fn the_self_managed_component_replaces_cert_manager() {
     let crd = find(&self_managed, "CustomResourceDefinition", "memcacheds.cache.example.com");
     assert_eq!(crd["spec"]["conversion"]["strategy"], "Webhook");
     assert!(crd["metadata"].get("annotations").is_none(), "{crd:?}");
+}
+
+/// `make run` serves the webhooks only with WEBHOOK_URL, and then hands it to the manager.
+#[test]
+fn make_run_serves_the_webhooks_only_with_a_url() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    common::rop_ok(
+        &dir,
+        &["init", "--domain", "example.com", "--repo", "github.com/example/op", "--rop-version", "0.1.0"],
+    );
+    let run = |extra: &[&str]| {
+        let out =
+            Command::new("make").args(["-n", "run", "CARGO=cargo"]).args(extra).current_dir(&dir).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        stdout.lines().skip_while(|l| !l.starts_with("POD_NAMESPACE=")).collect::<Vec<_>>().join("\n")
+    };
+    let flags = "cargo run --bin manager -- \\\n\t--metrics-bind-address=:8080 --health-probe-bind-address=:8081";
+    assert_eq!(run(&[]), format!("POD_NAMESPACE=default ENABLE_WEBHOOKS=false {flags}"));
+    assert_eq!(
+        run(&["WEBHOOK_URL=https://192.168.1.20:9443"]),
+        format!("POD_NAMESPACE=default WEBHOOK_URL='https://192.168.1.20:9443' {flags}")
+    );
+}
+
+/// What the manager of `make run WEBHOOK_URL=...` leaves in the cluster (the webhook
+/// configurations and the CRD's conversion at a URL, written by another field manager) makes
+/// `make deploy`'s server-side apply fail; `make undo-run-webhooks` takes it back, and the
+/// deploy applies. The self-managed build applies on a real API server, and its RBAC grants
+/// what the manager needs and nothing more.
+#[test]
+fn undo_run_webhooks_lets_make_deploy_apply_again() {
+    let Some(env) = rop_testenv::TestEnv::start_or_skip() else { return };
+    let (_tmp, dir) = project();
+    let kustomization = dir.join("config/default/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).unwrap();
+    std::fs::write(&kustomization, text.replace("#- ../webhook-self-managed\n", "- ../webhook-self-managed\n"))
+        .unwrap();
+    let kubeconfig = env.kubeconfig().to_str().unwrap().to_string();
+    let kubectl = |args: &[&str], stdin: Option<&[u8]>| {
+        use std::io::Write;
+        let mut child = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(args)
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.unwrap_or_default()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let built = kubectl(&["kustomize", "config/default"], None).stdout;
+    let deploy = || kubectl(&["apply", "--server-side", "-f", "-"], Some(&built));
+    let out = deploy();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let account = "system:serviceaccount:memcached-operator-system:memcached-operator-controller-manager";
+    for (verb, object, allowed) in [
+        ("get", "secrets/memcached-operator-webhook-server-cert", "yes"),
+        ("update", "secrets/memcached-operator-webhook-server-cert", "yes"),
+        ("create", "secrets", "no"),
+        ("get", "secrets/other", "no"),
+        ("update", "mutatingwebhookconfigurations/memcached-operator-mutating-webhook-configuration", "yes"),
+        ("update", "validatingwebhookconfigurations/memcached-operator-validating-webhook-configuration", "yes"),
+        ("update", "validatingwebhookconfigurations/other", "no"),
+        ("patch", "customresourcedefinitions/memcacheds.cache.example.com", "yes"),
+        ("update", "customresourcedefinitions/memcacheds.cache.example.com", "no"),
+    ] {
+        let args = ["auth", "can-i", verb, object, "--namespace", "memcached-operator-system", "--as", account];
+        let out = kubectl(&args, None);
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), allowed, "{verb} {object}");
+    }
+
+    // As the manager registers them at a URL: the webhooks' `service` becomes `url`.
+    for kind in ["mutating", "validating"] {
+        let name = format!("{kind}webhookconfiguration/memcached-operator-{kind}-webhook-configuration");
+        let out = kubectl(&["get", &name, "-o", "json"], None);
+        let mut object: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for webhook in object["webhooks"].as_array_mut().unwrap() {
+            let config = webhook["clientConfig"].as_object_mut().unwrap();
+            let path = config.remove("service").unwrap()["path"].as_str().unwrap().to_string();
+            config.insert("url".into(), format!("https://192.168.1.20:9443{path}").into());
+        }
+        let out = kubectl(
+            &["replace", "--field-manager", "rop-webhook-certificates", "-f", "-"],
+            Some(object.to_string().as_bytes()),
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let conversion = r#"{"spec":{"conversion":{"webhook":{"clientConfig":{"url":"https://192.168.1.20:9443/convert","service":null}}}}}"#;
+    let crd = "crd/memcacheds.cache.example.com";
+    let patch = ["patch", crd, "--type=merge", "--field-manager", "rop-webhook-certificates", "-p", conversion];
+    assert!(kubectl(&patch, None).status.success());
+    let out = deploy();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one of url or service is required"));
+
+    let undo = Command::new("make")
+        .args(["undo-run-webhooks", &format!("KUBECTL=kubectl --kubeconfig {kubeconfig}")])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(undo.status.success(), "{}", String::from_utf8_lossy(&undo.stderr));
+    let out = deploy();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let service = kubectl(&["get", crd, "-o", "jsonpath={.spec.conversion.webhook.clientConfig}"], None).stdout;
+    assert_eq!(
+        String::from_utf8_lossy(&service),
+        r#"{"service":{"name":"memcached-operator-webhook-service","namespace":"memcached-operator-system","path":"/convert","port":443}}"#
+    );
 }
