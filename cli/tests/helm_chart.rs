@@ -516,6 +516,19 @@ fn bad_input_is_refused_with_one_line_and_no_change() {
     std::fs::write(&kustomization, text.replace("- ../rbca\n", "- ../rbac\n")).unwrap();
     assert_eq!(tree(&dir), before);
 
+    // The self-managed certificate's RBAC comes from `rop generate`.
+    let roles = dir.join("config/webhook-self-managed/role.yaml");
+    let text = std::fs::read_to_string(&roles).unwrap();
+    std::fs::remove_file(&roles).unwrap();
+    let out = rop(&dir, &["helm"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: config/webhook-self-managed/role.yaml is missing: run `rop generate` (`make manifests`) first, which writes it; the chart offers config/webhook-self-managed with it\n"
+    );
+    std::fs::write(&roles, text).unwrap();
+    assert_eq!(tree(&dir), before);
+
     let outside = tempfile::tempdir().unwrap();
     let out = rop(outside.path(), &["helm"]);
     assert_eq!(out.status.code(), Some(1));
