@@ -54,7 +54,7 @@ use tracing::{error, info, warn};
 use crate::controller::{self, Metrics, Reconciler, RunOptions};
 use crate::webhook;
 
-pub use certs::{CertMode, SECRET_NAME as WEBHOOK_CERT_SECRET, UrlError};
+pub use certs::{CertMode, UrlError};
 pub use options::{BindAddress, LeaderElectionTiming, Options, TimingError};
 pub use probes::Readiness;
 

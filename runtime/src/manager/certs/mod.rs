@@ -35,14 +35,12 @@ use self::bundle::{Plan, Stored, Want, plan};
 use self::inject::{Access, Targets, webhooks_of};
 use super::probes::Readiness;
 use crate::webhook::Server;
-use crate::webhook_configuration::{MUTATING_CONFIGURATION, SERVICE_NAME, VALIDATING_CONFIGURATION};
+use crate::webhook_configuration::{CERT_SECRET, MUTATING_CONFIGURATION, SERVICE_NAME, VALIDATING_CONFIGURATION};
 
 /// The field manager of the manager's certificate writes.
 pub(crate) const FIELD_MANAGER: &str = "rop-webhook-certificates";
 /// The name of the readiness check.
 const CHECK: &str = "webhook-certificate";
-/// The name of the Secret after the prefix, as config/certmanager names cert-manager's.
-pub const SECRET_NAME: &str = "webhook-server-cert";
 
 /// Where the webhook server's certificate comes from (`--webhook-cert-mode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -99,7 +97,7 @@ impl SelfManaged {
         };
         Ok(SelfManaged {
             namespace,
-            secret: format!("{prefix}{SECRET_NAME}"),
+            secret: format!("{prefix}{CERT_SECRET}"),
             targets,
             want: Want { hosts, lifetime: options.webhook_cert_lifetime },
             client_ca: options.webhook_client_ca_file.clone(),
