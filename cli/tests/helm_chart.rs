@@ -367,7 +367,7 @@ fn self_managed_certificates_render_the_managers_secret_and_rbac() {
         (
             "a-release-with-a-long-name",
             "self-managed",
-            "webhook.certificates self-managed: the manager finds its objects by the release's full name, a-release-with-a-long-name-shop, which is longer than 30 characters: set fullnameOverride",
+            "webhook.certificates self-managed: the manager finds its objects by the release's full name, a-release-with-a-long-name-shop, which is longer than 30 characters: set a shorter fullnameOverride",
         ),
         ("shop", "selfmanaged", "webhook.certificates \"selfmanaged\": write cert-manager or self-managed"),
     ] {

@@ -233,7 +233,12 @@ fn make_run_serves_the_webhooks_only_with_a_url() {
     assert_eq!(run(&[]), format!("POD_NAMESPACE=default ENABLE_WEBHOOKS=false {flags}"));
     assert_eq!(
         run(&["WEBHOOK_URL=https://192.168.1.20:9443"]),
-        format!("POD_NAMESPACE=default WEBHOOK_URL='https://192.168.1.20:9443' {flags}")
+        format!("POD_NAMESPACE=default WEBHOOK_URL='https://192.168.1.20:9443' WEBHOOK_NAME_PREFIX='op-' {flags}")
+    );
+    // The objects' names follow config/default's namePrefix, as `make undo-run-webhooks` reads it.
+    assert_eq!(
+        run(&["WEBHOOK_URL=https://192.168.1.20:9443", "NAME_PREFIX=acme-"]),
+        format!("POD_NAMESPACE=default WEBHOOK_URL='https://192.168.1.20:9443' WEBHOOK_NAME_PREFIX='acme-' {flags}")
     );
 }
 

@@ -426,5 +426,21 @@ fn in_the_cluster_layout_the_manager_fills_its_secret_and_names_a_missing_rule()
         let validating = Api::<ValidatingWebhookConfiguration>::all(client.clone()).get(VALIDATING).await.unwrap();
         assert_eq!(validating.webhooks.unwrap()[0].client_config.ca_bundle, Some(ByteString(ca)));
         manager.stop().await;
+
+        // A manager run from a laptop (`make run WEBHOOK_URL=...`) leaves the deployed
+        // operator's configurations alone, and does not delete them when it stops.
+        let port = free_port();
+        let laptop = Replica::start(client.clone(), port, |options| {
+            options.webhook_url = Some(format!("https://127.0.0.1:{port}"));
+        });
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let refused = "the MutatingWebhookConfiguration hooks-mutating-webhook-configuration calls the Service default/hooks-webhook-service: it is a deployed operator's, and a manager at --webhook-url leaves it alone; undeploy it (make undeploy) or run against a cluster without it";
+        while !laptop.readiness.reasons().iter().any(|r| r.contains(refused)) {
+            assert!(Instant::now() < deadline, "readiness: {:?}", laptop.readiness.reasons());
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        laptop.stop().await;
+        let mutating = Api::<MutatingWebhookConfiguration>::all(client.clone()).get(MUTATING).await.unwrap();
+        assert_eq!(mutating.webhooks.unwrap()[0].client_config.service.as_ref().map(|s| s.name.as_str()), Some("hooks-webhook-service"));
     });
 }

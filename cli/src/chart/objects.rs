@@ -491,7 +491,7 @@ fn self_managed_args(context: &Context) -> String {
         "{{- $certificates := list }}".to_string(),
         format!("{{{{- if and .Values.webhook.enabled ({}) }}}}", context.self_managed()),
         format!("{{{{- if gt (len {fullname}) {FULLNAME_ROOM} }}}}"),
-        format!("{{{{- fail (printf \"webhook.certificates {SELF_MANAGED}: the manager finds its objects by the release's full name, %s, which is longer than {FULLNAME_ROOM} characters: set fullnameOverride\" {fullname}) }}}}"),
+        format!("{{{{- fail (printf \"webhook.certificates {SELF_MANAGED}: the manager finds its objects by the release's full name, %s, which is longer than {FULLNAME_ROOM} characters: set a shorter fullnameOverride\" {fullname}) }}}}"),
         "{{- end }}".to_string(),
         "{{- $certificates = list \"--webhook-cert-mode=self-managed\" }}".to_string(),
         format!("{{{{- if ne {fullname} \"{chart}\" }}}}"),

@@ -54,7 +54,7 @@ use tracing::{error, info, warn};
 use crate::controller::{self, Metrics, Reconciler, RunOptions};
 use crate::webhook;
 
-pub use certs::{CertMode, UrlError};
+pub use certs::{CertMode, CertOptionError, MIN_CERT_LIFETIME};
 pub use options::{BindAddress, LeaderElectionTiming, Options, TimingError};
 pub use probes::Readiness;
 
@@ -93,9 +93,9 @@ pub enum Error {
     /// The webhook server could not start or failed.
     #[error(transparent)]
     Webhooks(#[from] webhook::ServeError),
-    /// `--webhook-url` is not an HTTPS URL.
+    /// A flag of the self-managed webhook certificates cannot be used.
     #[error(transparent)]
-    WebhookUrl(#[from] UrlError),
+    WebhookCertificates(#[from] CertOptionError),
     /// The leader election flags do not fit together.
     #[error(transparent)]
     LeaderElectionTiming(#[from] TimingError),
@@ -198,6 +198,10 @@ impl Manager {
     pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<(), Error> {
         let Self { name, options, client, mut registry, metrics, controllers, webhooks, readiness } = self;
         let timing = options.leader_election_timing()?;
+        let self_managed = options.webhook_cert_mode == CertMode::SelfManaged || options.webhook_url.is_some();
+        if options.enable_webhooks && self_managed {
+            certs::check_options(&options)?;
+        }
         let webhooks = webhooks.map(|server| server.with_metrics(webhook::metrics::Metrics::register(&mut registry)));
         telemetry::init_unless_set();
         let shutdown = CancellationToken::new();

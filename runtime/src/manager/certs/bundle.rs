@@ -149,8 +149,10 @@ impl Stored {
     }
 
     /// Checks what parsing cannot: rustls verifies the serving certificate against the CAs for
-    /// its first host at `now` (as the API server will), and a certificate signed with `ca.key`
-    /// verifies against the newest CA.
+    /// its first host (as the API server will), and a certificate signed with `ca.key`
+    /// verifies against the newest CA. Each is checked at `now`, or within its recorded
+    /// lifetime when that has ended: an expired certificate from a sound CA is renewed by
+    /// [`plan`] from that CA (whose `caBundle`s stay right), not replaced with a new CA.
     fn verify(&self, now: i64) -> Result<(), String> {
         let host = self.cert_hosts.first().ok_or("it names no host")?;
         let chain = CertificateDer::pem_slice_iter(self.cert_pem.as_bytes())
@@ -158,12 +160,14 @@ impl Stored {
             .map_err(|e| format!("{CERT_FILE} is not PEM: {e}"))?;
         let (leaf, intermediates) = chain.split_first().ok_or(format!("{CERT_FILE} holds no certificate"))?;
         let roots: Vec<&str> = self.cas.iter().map(|ca| ca.pem.as_str()).collect();
-        verify_server(&roots, leaf, intermediates, host, now).map_err(|e| format!("{CERT_FILE}: {e}"))?;
+        let at = now.min(self.cert_not_after - 1);
+        verify_server(&roots, leaf, intermediates, host, at).map_err(|e| format!("{CERT_FILE}: {e}"))?;
         let newest = &self.cas[0];
-        let probe = sign(&self.cas[0], &self.ca_key_pem, std::slice::from_ref(host), now, newest.not_after)
+        let at = now.min(newest.not_after - 1);
+        let probe = sign(&self.cas[0], &self.ca_key_pem, std::slice::from_ref(host), at, newest.not_after)
             .map_err(|e| format!("{CA_KEY_FILE}: {e}"))?;
         let probe = CertificateDer::from_pem_slice(probe.0.as_bytes()).map_err(|e| e.to_string())?;
-        verify_server(&[newest.pem.as_str()], &probe, &[], host, now)
+        verify_server(&[newest.pem.as_str()], &probe, &[], host, at)
             .map_err(|_| format!("{CA_KEY_FILE} is not the key of the newest CA in {CA_FILE}"))?;
         crate::webhook::tls::from_pem(self.cert_pem.as_bytes(), self.key_pem.as_bytes(), None)
             .map_err(|e| format!("{CERT_FILE} and {KEY_FILE}: {e}"))?;
@@ -220,8 +224,10 @@ fn pem_blocks(text: &str) -> Vec<String> {
 
 /// What to write into the Secret, given what it holds (`None`: nothing yet; `Err`: unusable),
 /// the time (Unix seconds) and whether every `caBundle` already trusts all of `current`'s CAs.
-/// A serving certificate from a new CA waits for that; a Secret with nothing usable gets a new
-/// CA and certificate at once (nothing is served yet anyway).
+/// Only a serving certificate from a CA newer than the one that signed the current certificate
+/// waits for that: a renewal from the same CA changes no `caBundle`, so it goes ahead while
+/// they cannot be written (a rule missing). A Secret with nothing usable gets a new CA and
+/// certificate at once (nothing it holds can be served anyway).
 pub(crate) fn plan(current: Option<&Result<Stored, String>>, now: i64, want: &Want, bundle_injected: bool) -> Plan {
     let stored = match current {
         None => return fresh(now, want, "no certificate yet: issuing a CA and a serving certificate".into()),
@@ -250,10 +256,11 @@ pub(crate) fn plan(current: Option<&Result<Stored, String>>, now: i64, want: &Wa
             Err(e) => Plan::Cannot { why: format!("cannot make a CA: {e}") },
         };
     }
-    let cert_why = if stored.cert_hosts != want.hosts {
-        Some(format!("the certificate is for {}, not {}", stored.cert_hosts.join(", "), want.hosts.join(", ")))
-    } else if stored.cert_ca != newest.not_after {
+    let from_older_ca = stored.cert_ca != newest.not_after;
+    let cert_why = if from_older_ca {
         Some("the certificate is signed by an older CA".to_string())
+    } else if stored.cert_hosts != want.hosts {
+        Some(format!("the certificate is for {}, not {}", stored.cert_hosts.join(", "), want.hosts.join(", ")))
     } else if stored.cert_not_after - now < lifetime / 3 {
         Some(format!("the certificate expires at {}", rfc3339(stored.cert_not_after)))
     } else if stored.cert_not_after - now > lifetime + 60 {
@@ -263,7 +270,7 @@ pub(crate) fn plan(current: Option<&Result<Stored, String>>, now: i64, want: &Wa
     };
     let expired_cas = stored.cas.iter().skip(1).any(|ca| ca.not_after <= now);
     match cert_why {
-        Some(why) if bundle_injected => match serving(stored, now, want) {
+        Some(why) if bundle_injected || !from_older_ca => match serving(stored, now, want) {
             Ok(next) => Plan::Write { stored: Box::new(next), why: format!("{why}: renewing it") },
             Err(e) => Plan::Cannot { why: format!("cannot renew the certificate: {e}") },
         },
@@ -480,11 +487,26 @@ mod tests {
             Some(Err("it has no annotation webhook-certificates.rop.rs/cert-hosts".into()))
         );
 
-        // Expired: the server would refuse it too.
-        let expired = Stored::from_secret(&secret(&stored), NOW + 31 * HOUR).unwrap().unwrap_err();
-        assert!(expired.starts_with("tls.crt: "), "{expired}");
-        let (_, why) = written(plan(Some(&Err(expired.clone())), NOW, &want(), false));
-        assert_eq!(why, format!("the Secret cannot be used ({expired}): replacing it"));
+        let (_, why) = written(plan(Some(&Err("it has no ca.crt".into())), NOW, &want(), false));
+        assert_eq!(why, "the Secret cannot be used (it has no ca.crt): replacing it");
+    }
+
+    #[test]
+    fn an_expired_certificate_is_renewed_from_its_ca_even_when_no_bundle_can_be_written() {
+        let (stored, _) = written(plan(None, NOW, &want(), false));
+        let later = NOW + 31 * HOUR;
+        let expired = Stored::from_secret(&secret(&stored), later).expect("filled");
+        assert_eq!(expired, Ok(stored.clone()), "usable: its CA is sound");
+        let (renewed, why) = written(plan(Some(&expired), later, &want(), false));
+        assert_eq!(why, "the certificate expires at 2027-01-16T14:00:00Z: renewing it");
+        assert_eq!(renewed.cas, stored.cas);
+        assert_eq!(round_trip(&renewed, later), Ok(renewed));
+        // A certificate its CA did not sign is unusable.
+        let (other, _) = written(plan(None, NOW, &want(), false));
+        let mut foreign = secret(&stored);
+        foreign.data.as_mut().unwrap().insert(CERT_FILE.into(), ByteString(other.cert_pem.into_bytes()));
+        let why = Stored::from_secret(&foreign, NOW).unwrap().unwrap_err();
+        assert!(why.starts_with("tls.crt: "), "{why}");
     }
 
     #[test]
@@ -492,11 +514,8 @@ mod tests {
         let (stored, _) = written(plan(None, NOW, &want(), false));
         let current = Some(Ok(stored.clone()));
         assert!(matches!(plan(current.as_ref(), NOW + 19 * HOUR, &want(), true), Plan::Keep));
-        assert!(
-            matches!(plan(current.as_ref(), NOW + 21 * HOUR, &want(), false), Plan::Keep),
-            "bundle not yet injected"
-        );
-        let (renewed, why) = written(plan(current.as_ref(), NOW + 21 * HOUR, &want(), true));
+        // From the same CA: no caBundle changes, so it does not wait for them.
+        let (renewed, why) = written(plan(current.as_ref(), NOW + 21 * HOUR, &want(), false));
         assert_eq!(why, "the certificate expires at 2027-01-16T14:00:00Z: renewing it");
         assert_eq!(renewed.cas, stored.cas, "same CA: no caBundle change");
         assert_ne!(renewed.cert_pem, stored.cert_pem);

@@ -67,22 +67,34 @@ impl Targets {
 
 impl Targets {
     /// Deletes the webhook configurations a manager with `--webhook-url` registered, when it
-    /// stops. The CRDs keep their conversion: `make install` puts the deployed one back.
+    /// stops: those whose every webhook calls the URL. The CRDs keep their conversion
+    /// (`make undo-run-webhooks` points it back at the Service).
     pub(crate) async fn unregister(&self, client: &Client) {
-        let names = [self.mutating.as_ref().map(|m| (&m.0, true)), self.validating.as_ref().map(|v| (&v.0, false))];
-        for (name, mutating) in names.into_iter().flatten() {
-            let params = kube::api::DeleteParams::default();
-            let deleted = if mutating {
-                Api::<MutatingWebhookConfiguration>::all(client.clone()).delete(name, &params).await.map(drop)
-            } else {
-                Api::<ValidatingWebhookConfiguration>::all(client.clone()).delete(name, &params).await.map(drop)
-            };
-            match deleted {
-                Ok(()) => info!(name, "deleted the webhook configuration registered at --webhook-url"),
-                Err(error) => {
-                    warn!(name, error = %error, "cannot delete the webhook configuration registered at --webhook-url")
-                }
-            }
+        let Some(url) = &self.url else { return };
+        if let Some((name, _)) = &self.mutating {
+            unregister::<MutatingWebhookConfiguration>(client, name, url).await;
+        }
+        if let Some((name, _)) = &self.validating {
+            unregister::<ValidatingWebhookConfiguration>(client, name, url).await;
+        }
+    }
+}
+
+async fn unregister<K: Configuration>(client: &Client, name: &str, url: &str) {
+    let api: Api<K> = Api::all(client.clone());
+    let mut current = match api.get_opt(name).await {
+        Ok(Some(current)) => current,
+        Ok(None) => return,
+        Err(error) => return warn!(name, error = %error, "cannot read the webhook configuration to unregister it"),
+    };
+    let ours = current.entries().iter().all(|(config, _)| config.url.as_deref().is_some_and(|u| u.starts_with(url)));
+    if !ours {
+        return;
+    }
+    match api.delete(name, &kube::api::DeleteParams::default()).await {
+        Ok(_) => info!(name, "deleted the webhook configuration registered at --webhook-url"),
+        Err(error) => {
+            warn!(name, error = %error, "cannot delete the webhook configuration registered at --webhook-url")
         }
     }
 }
@@ -193,7 +205,13 @@ async fn configuration<K: Configuration>(
             return Ok(());
         }
         (Some(current), None) => current,
-        (Some(current), Some(mut desired)) => {
+        (Some(mut current), Some(mut desired)) => {
+            if let Some(service) = current.entries().into_iter().find_map(|(config, _)| config.service.clone()) {
+                return Err(format!(
+                    "the {kind} {name} calls the Service {}/{}: it is a deployed operator's, and a manager at --webhook-url leaves it alone; undeploy it (make undeploy) or run against a cluster without it",
+                    service.namespace, service.name
+                ));
+            }
             desired.entries().into_iter().for_each(|(config, _)| config.ca_bundle = Some(bundle.clone()));
             let key = |object: &mut K| {
                 let entries = object.entries().into_iter();

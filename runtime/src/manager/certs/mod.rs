@@ -54,12 +54,33 @@ pub enum CertMode {
     SelfManaged,
 }
 
-/// Why self-managed certificates cannot start.
+/// A flag of the self-managed certificates that cannot be used, and why.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-#[error("--webhook-url {url}: {why}")]
-pub struct UrlError {
-    url: String,
+#[error("{flag} {value}: {why}")]
+pub struct CertOptionError {
+    flag: &'static str,
+    value: String,
     why: &'static str,
+}
+
+/// The shortest `--webhook-cert-lifetime`: the manager checks at most once a second and renews
+/// after two thirds of a lifetime, so a shorter one would leave no time to serve the next.
+pub const MIN_CERT_LIFETIME: Duration = Duration::from_secs(10);
+
+/// Checks the self-managed certificates' flags, before the manager connects or serves.
+///
+/// # Errors
+/// A `--webhook-cert-lifetime` under [`MIN_CERT_LIFETIME`], or a `--webhook-url` that is not
+/// `https://<host>[:port]`.
+pub(crate) fn check_options(options: &super::Options) -> Result<(), CertOptionError> {
+    if options.webhook_cert_lifetime < MIN_CERT_LIFETIME {
+        return Err(CertOptionError {
+            flag: "--webhook-cert-lifetime",
+            value: format!("{:?}", options.webhook_cert_lifetime),
+            why: "a certificate must live at least 10s: the manager renews it after two thirds of its life and checks once a second",
+        });
+    }
+    options.webhook_url.as_deref().map(parse_url).transpose().map(drop)
 }
 
 /// The self-managed certificates of one manager, ready to run.
@@ -76,8 +97,9 @@ impl SelfManaged {
     /// serves.
     ///
     /// # Errors
-    /// A `--webhook-url` that is not `https://<host>[:port][/path]`.
-    pub(crate) fn new(options: &super::Options, name: &str, server: &Server) -> Result<Self, UrlError> {
+    /// As [`check_options`].
+    pub(crate) fn new(options: &super::Options, name: &str, server: &Server) -> Result<Self, CertOptionError> {
+        check_options(options)?;
         let prefix = options.webhook_name_prefix.clone().unwrap_or_else(|| format!("{name}-"));
         let namespace = options.leader_election_namespace.clone();
         let url = options.webhook_url.as_deref().map(parse_url).transpose()?;
@@ -265,15 +287,26 @@ impl SelfManaged {
     }
 }
 
-/// `https://<host>[:port][/path]` as the base the webhook paths are appended to, and its host.
-fn parse_url(url: &str) -> Result<(String, String), UrlError> {
-    let error = |why| UrlError { url: url.to_string(), why };
+/// `https://<host>[:port]` (a final `/` allowed) as the base the webhook paths are appended
+/// to, and its host.
+fn parse_url(url: &str) -> Result<(String, String), CertOptionError> {
+    let error = |why| CertOptionError { flag: "--webhook-url", value: url.to_string(), why };
     let uri: http::Uri = url.parse().map_err(|_| error("not a URL: write https://<host>:<port>"))?;
-    if uri.scheme_str() != Some("https") {
-        return Err(error("the API server calls webhooks over HTTPS only: write https://<host>:<port>"));
+    match uri.scheme_str() {
+        None => return Err(error("no scheme: write https://<host>:<port>")),
+        Some("https") => {}
+        Some(_) => return Err(error("the API server calls webhooks over HTTPS only: write https://<host>:<port>")),
     }
     if uri.query().is_some() {
         return Err(error("a webhook URL has no query"));
+    }
+    if !matches!(uri.path(), "" | "/") {
+        return Err(error(
+            "a webhook URL has no path: the manager serves each webhook at its own path (/mutate-..., /validate-..., /convert) and adds it to the URL",
+        ));
+    }
+    if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
+        return Err(error("a webhook URL has no user name: write https://<host>:<port>"));
     }
     let host = uri.host().filter(|h| !h.is_empty()).ok_or_else(|| error("no host: write https://<host>:<port>"))?;
     let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
@@ -290,16 +323,21 @@ mod tests {
             parse_url("https://192.168.1.20:9443/").unwrap(),
             ("https://192.168.1.20:9443".into(), "192.168.1.20".into())
         );
-        assert_eq!(parse_url("https://dev.example.com:9443/hooks").unwrap().1, "dev.example.com");
+        assert_eq!(parse_url("https://dev.example.com:9443").unwrap().1, "dev.example.com");
         assert_eq!(parse_url("https://[::1]:9443").unwrap().1, "::1");
         let err = |url| parse_url(url).unwrap_err().to_string();
         assert_eq!(
             err("http://127.0.0.1:9443"),
             "--webhook-url http://127.0.0.1:9443: the API server calls webhooks over HTTPS only: write https://<host>:<port>"
         );
+        assert_eq!(err("127.0.0.1:9443"), "--webhook-url 127.0.0.1:9443: no scheme: write https://<host>:<port>");
         assert_eq!(
-            err("127.0.0.1:9443"),
-            "--webhook-url 127.0.0.1:9443: the API server calls webhooks over HTTPS only: write https://<host>:<port>"
+            err("https://127.0.0.1:9443/hooks"),
+            "--webhook-url https://127.0.0.1:9443/hooks: a webhook URL has no path: the manager serves each webhook at its own path (/mutate-..., /validate-..., /convert) and adds it to the URL"
+        );
+        assert_eq!(
+            err("https://me@127.0.0.1:9443"),
+            "--webhook-url https://me@127.0.0.1:9443: a webhook URL has no user name: write https://<host>:<port>"
         );
         assert_eq!(err("https://h:1/?x=1"), "--webhook-url https://h:1/?x=1: a webhook URL has no query");
     }
