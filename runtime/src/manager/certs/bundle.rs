@@ -5,7 +5,9 @@
 //! - `ca.crt`: the CAs the API server must trust, newest first (PEM); an older CA stays until
 //!   it expires, so a replica still serving a certificate it signed is trusted throughout a CA
 //!   rollover;
-//! - `ca.key`: the newest CA's private key (PEM), to sign the next serving certificate;
+//! - `ca.key`: the CAs' private keys (PEM), in the same order: the newest signs the next
+//!   serving certificate, and during a rollover the older one can still renew the certificate
+//!   it signed while the new CA is not trusted everywhere yet;
 //! - `tls.crt`, `tls.key`: the serving certificate and its key (PEM), what every replica serves;
 //! - annotations with the times and names the renewal decisions need (so nothing parses X.509
 //!   beyond what rustls verifies): each CA's expiry, the serving certificate's expiry, hosts
@@ -35,7 +37,7 @@ use crate::webhook::{CERT_FILE, KEY_FILE};
 
 /// Key of the trusted CAs' certificates (PEM, newest first), as cert-manager names it.
 pub(crate) const CA_FILE: &str = "ca.crt";
-/// Key of the newest CA's private key (PEM).
+/// Key of the CAs' private keys (PEM), in the order of `ca.crt`.
 pub(crate) const CA_KEY_FILE: &str = "ca.key";
 /// Each CA's expiry (RFC 3339), comma-separated, in the order of `ca.crt`.
 const CA_NOT_AFTER: &str = "webhook-certificates.rop.rs/ca-not-after";
@@ -70,6 +72,7 @@ impl Want {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Ca {
     pem: String,
+    key_pem: String,
     /// Unix seconds.
     not_after: i64,
 }
@@ -79,7 +82,6 @@ struct Ca {
 pub(crate) struct Stored {
     /// Newest first; never empty.
     cas: Vec<Ca>,
-    ca_key_pem: String,
     pub(crate) cert_pem: String,
     pub(crate) key_pem: String,
     /// Unix seconds.
@@ -127,7 +129,7 @@ impl Stored {
         let bytes = |s: &str| ByteString(s.as_bytes().to_vec());
         let data = [
             (CA_FILE, bytes(&self.ca_bundle_text())),
-            (CA_KEY_FILE, bytes(&self.ca_key_pem)),
+            (CA_KEY_FILE, bytes(&self.cas.iter().map(|ca| ca.key_pem.as_str()).collect::<String>())),
             (CERT_FILE, bytes(&self.cert_pem)),
             (KEY_FILE, bytes(&self.key_pem)),
         ];
@@ -149,8 +151,8 @@ impl Stored {
     }
 
     /// Checks what parsing cannot: rustls verifies the serving certificate against the CAs for
-    /// its first host (as the API server will), and a certificate signed with `ca.key`
-    /// verifies against the newest CA. Each is checked at `now`, or within its recorded
+    /// its first host (as the API server will), and a certificate signed with each key of
+    /// `ca.key` verifies against its CA. Each is checked at `now`, or within its recorded
     /// lifetime when that has ended: an expired certificate from a sound CA is renewed by
     /// [`plan`] from that CA (whose `caBundle`s stay right), not replaced with a new CA.
     fn verify(&self, now: i64) -> Result<(), String> {
@@ -162,13 +164,14 @@ impl Stored {
         let roots: Vec<&str> = self.cas.iter().map(|ca| ca.pem.as_str()).collect();
         let at = now.min(self.cert_not_after - 1);
         verify_server(&roots, leaf, intermediates, host, at).map_err(|e| format!("{CERT_FILE}: {e}"))?;
-        let newest = &self.cas[0];
-        let at = now.min(newest.not_after - 1);
-        let probe = sign(&self.cas[0], &self.ca_key_pem, std::slice::from_ref(host), at, newest.not_after)
-            .map_err(|e| format!("{CA_KEY_FILE}: {e}"))?;
-        let probe = CertificateDer::from_pem_slice(probe.0.as_bytes()).map_err(|e| e.to_string())?;
-        verify_server(&[newest.pem.as_str()], &probe, &[], host, at)
-            .map_err(|_| format!("{CA_KEY_FILE} is not the key of the newest CA in {CA_FILE}"))?;
+        for ca in &self.cas {
+            let at = now.min(ca.not_after - 1);
+            let probe =
+                sign(ca, std::slice::from_ref(host), at, ca.not_after).map_err(|e| format!("{CA_KEY_FILE}: {e}"))?;
+            let probe = CertificateDer::from_pem_slice(probe.0.as_bytes()).map_err(|e| e.to_string())?;
+            verify_server(&[ca.pem.as_str()], &probe, &[], host, at)
+                .map_err(|_| format!("{CA_KEY_FILE} does not hold the keys of the CAs in {CA_FILE}, in their order"))?;
+        }
         crate::webhook::tls::from_pem(self.cert_pem.as_bytes(), self.key_pem.as_bytes(), None)
             .map_err(|e| format!("{CERT_FILE} and {KEY_FILE}: {e}"))?;
         Ok(())
@@ -185,7 +188,8 @@ fn parse(data: &BTreeMap<String, ByteString>, annotations: &BTreeMap<String, Str
     let time = |key: &str, value: &str| {
         value.trim().parse::<Timestamp>().map(|t| t.as_second()).map_err(|e| format!("annotation {key}: {e}"))
     };
-    let ca_pems = pem_blocks(&text(CA_FILE)?);
+    let ca_pems = pem_blocks(&text(CA_FILE)?, "CERTIFICATE");
+    let ca_keys = pem_blocks(&text(CA_KEY_FILE)?, "PRIVATE KEY");
     let ca_times =
         annotation(CA_NOT_AFTER)?.split(',').map(|t| time(CA_NOT_AFTER, t)).collect::<Result<Vec<_>, _>>()?;
     if ca_pems.is_empty() || ca_pems.len() != ca_times.len() {
@@ -195,10 +199,17 @@ fn parse(data: &BTreeMap<String, ByteString>, annotations: &BTreeMap<String, Str
             ca_times.len()
         ));
     }
-    let cas = ca_pems.into_iter().zip(ca_times).map(|(pem, not_after)| Ca { pem, not_after }).collect();
+    if ca_keys.len() != ca_pems.len() {
+        return Err(format!("{CA_FILE} holds {} certificates and {CA_KEY_FILE} {} keys", ca_pems.len(), ca_keys.len()));
+    }
+    let cas = ca_pems
+        .into_iter()
+        .zip(ca_keys)
+        .zip(ca_times)
+        .map(|((pem, key_pem), not_after)| Ca { pem, key_pem, not_after })
+        .collect();
     Ok(Stored {
         cas,
-        ca_key_pem: text(CA_KEY_FILE)?,
         cert_pem: text(CERT_FILE)?,
         key_pem: text(KEY_FILE)?,
         cert_not_after: time(CERT_NOT_AFTER, annotation(CERT_NOT_AFTER)?)?,
@@ -207,17 +218,18 @@ fn parse(data: &BTreeMap<String, ByteString>, annotations: &BTreeMap<String, Str
     })
 }
 
-/// The `CERTIFICATE` blocks of a PEM text, each with its final newline.
-fn pem_blocks(text: &str) -> Vec<String> {
-    const END: &str = "-----END CERTIFICATE-----";
+/// The `label` blocks of a PEM text (`CERTIFICATE`, `PRIVATE KEY`), each with its final
+/// newline.
+fn pem_blocks(text: &str, label: &str) -> Vec<String> {
+    let (begin, end) = (format!("-----BEGIN {label}-----"), format!("-----END {label}-----"));
     let mut blocks = Vec::new();
     let mut rest = text;
-    while let (Some(start), Some(end)) = (rest.find("-----BEGIN CERTIFICATE-----"), rest.find(END)) {
-        if end < start {
+    while let (Some(start), Some(stop)) = (rest.find(&begin), rest.find(&end)) {
+        if stop < start {
             break;
         }
-        blocks.push(format!("{}\n", &rest[start..end + END.len()]));
-        rest = &rest[end + END.len()..];
+        blocks.push(format!("{}\n", &rest[start..stop + end.len()]));
+        rest = &rest[stop + end.len()..];
     }
     blocks
 }
@@ -246,20 +258,17 @@ pub(crate) fn plan(current: Option<&Result<Stored, String>>, now: i64, want: &Wa
     };
     if let Some(why) = ca_why {
         return match new_ca(now, want) {
-            Ok((ca, key)) => {
+            Ok(ca) => {
                 let mut next = stored.clone();
                 next.cas.retain(|old| old.not_after > now);
                 next.cas.insert(0, ca);
-                next.ca_key_pem = key;
                 Plan::Write { stored: Box::new(next), why: format!("{why}: adding a new CA to {CA_FILE}") }
             }
             Err(e) => Plan::Cannot { why: format!("cannot make a CA: {e}") },
         };
     }
     let from_older_ca = stored.cert_ca != newest.not_after;
-    let cert_why = if from_older_ca {
-        Some("the certificate is signed by an older CA".to_string())
-    } else if stored.cert_hosts != want.hosts {
+    let renew_why = if stored.cert_hosts != want.hosts {
         Some(format!("the certificate is for {}, not {}", stored.cert_hosts.join(", "), want.hosts.join(", ")))
     } else if stored.cert_not_after - now < lifetime / 3 {
         Some(format!("the certificate expires at {}", rfc3339(stored.cert_not_after)))
@@ -268,34 +277,42 @@ pub(crate) fn plan(current: Option<&Result<Stored, String>>, now: i64, want: &Wa
     } else {
         None
     };
-    let expired_cas = stored.cas.iter().skip(1).any(|ca| ca.not_after <= now);
-    match cert_why {
-        Some(why) if bundle_injected || !from_older_ca => match serving(stored, now, want) {
-            Ok(next) => Plan::Write { stored: Box::new(next), why: format!("{why}: renewing it") },
-            Err(e) => Plan::Cannot { why: format!("cannot renew the certificate: {e}") },
+    // The CA to sign a renewal with: the newest once every caBundle trusts it; until then the
+    // one that signed the current certificate, which they still trust.
+    let (signer, why) = match (renew_why, from_older_ca) {
+        (why, true) if bundle_injected => (0, why.unwrap_or_else(|| "the certificate is signed by an older CA".into())),
+        (Some(why), false) => (0, why),
+        (Some(why), true) => match stored.cas.iter().position(|ca| ca.not_after == stored.cert_ca) {
+            Some(at) => (at, format!("{why} (from its own CA: not every caBundle trusts the new one yet)")),
+            None => return Plan::Keep,
         },
-        _ if expired_cas => {
-            let mut next = stored.clone();
-            next.cas.retain(|ca| ca.not_after > now);
-            Plan::Write { stored: Box::new(next), why: format!("dropping expired CAs from {CA_FILE}") }
+        (None, _) => {
+            if stored.cas.iter().skip(1).any(|ca| ca.not_after <= now) {
+                let mut next = stored.clone();
+                next.cas.retain(|ca| ca.not_after > now);
+                return Plan::Write { stored: Box::new(next), why: format!("dropping expired CAs from {CA_FILE}") };
+            }
+            return Plan::Keep;
         }
-        _ => Plan::Keep,
+    };
+    match serving(stored, signer, now, want) {
+        Ok(next) => Plan::Write { stored: Box::new(next), why: format!("{why}: renewing it") },
+        Err(e) => Plan::Cannot { why: format!("cannot renew the certificate: {e}") },
     }
 }
 
 /// A new CA and a serving certificate it signs.
 fn fresh(now: i64, want: &Want, why: String) -> Plan {
-    let made = new_ca(now, want).and_then(|(ca, ca_key_pem)| {
+    let made = new_ca(now, want).and_then(|ca| {
         let empty = Stored {
             cas: vec![ca],
-            ca_key_pem,
             cert_pem: String::new(),
             key_pem: String::new(),
             cert_not_after: 0,
             cert_hosts: Vec::new(),
             cert_ca: 0,
         };
-        serving(&empty, now, want)
+        serving(&empty, 0, now, want)
     });
     match made {
         Ok(stored) => Plan::Write { stored: Box::new(stored), why },
@@ -303,12 +320,12 @@ fn fresh(now: i64, want: &Want, why: String) -> Plan {
     }
 }
 
-/// `stored` with a new serving certificate from its newest CA, valid for the lifetime or until
-/// the CA expires, whichever comes first.
-fn serving(stored: &Stored, now: i64, want: &Want) -> Result<Stored, String> {
-    let ca = &stored.cas[0];
+/// `stored` with a new serving certificate from its CA at `signer` (0: the newest), valid for
+/// the lifetime or until the CA expires, whichever comes first.
+fn serving(stored: &Stored, signer: usize, now: i64, want: &Want) -> Result<Stored, String> {
+    let ca = &stored.cas[signer];
     let not_after = (now + secs(want.lifetime)).min(ca.not_after);
-    let (cert_pem, key_pem) = sign(ca, &stored.ca_key_pem, &want.hosts, now, not_after)?;
+    let (cert_pem, key_pem) = sign(ca, &want.hosts, now, not_after)?;
     Ok(Stored {
         cert_pem,
         key_pem,
@@ -330,20 +347,20 @@ fn ca_params(not_after: i64) -> Result<CertificateParams, String> {
     Ok(params)
 }
 
-/// A new CA valid for ten serving lifetimes from `now`, and its key (PEM).
-fn new_ca(now: i64, want: &Want) -> Result<(Ca, String), String> {
+/// A new CA valid for ten serving lifetimes from `now`, with its key.
+fn new_ca(now: i64, want: &Want) -> Result<Ca, String> {
     let not_after = now + secs(want.ca_lifetime());
     let mut params = ca_params(not_after)?;
     params.not_before = datetime(now - secs(BACKDATE))?;
     params.serial_number = Some(serial());
     let key = KeyPair::generate().map_err(|e| e.to_string())?;
     let cert = params.self_signed(&key).map_err(|e| e.to_string())?;
-    Ok((Ca { pem: cert.pem(), not_after }, key.serialize_pem()))
+    Ok(Ca { pem: cert.pem(), key_pem: key.serialize_pem(), not_after })
 }
 
-/// A serving certificate for `hosts` signed by `ca` (with `ca_key_pem`), and its new key.
-fn sign(ca: &Ca, ca_key_pem: &str, hosts: &[String], now: i64, not_after: i64) -> Result<(String, String), String> {
-    let ca_key = KeyPair::from_pem(ca_key_pem).map_err(|e| format!("not a private key: {e}"))?;
+/// A serving certificate for `hosts` signed by `ca` (with its key), and its new key.
+fn sign(ca: &Ca, hosts: &[String], now: i64, not_after: i64) -> Result<(String, String), String> {
+    let ca_key = KeyPair::from_pem(&ca.key_pem).map_err(|e| format!("not a private key: {e}"))?;
     let issuer = Issuer::new(ca_params(ca.not_after)?, ca_key);
     let mut params = CertificateParams::new(hosts.to_vec()).map_err(|e| e.to_string())?;
     if let Some(host) = hosts.first() {
@@ -474,10 +491,14 @@ mod tests {
 
         let mut other_key = secret(&stored);
         let (other, _) = written(plan(None, NOW, &want(), false));
-        other_key.data.as_mut().unwrap().insert(CA_KEY_FILE.into(), ByteString(other.ca_key_pem.into_bytes()));
+        other_key
+            .data
+            .as_mut()
+            .unwrap()
+            .insert(CA_KEY_FILE.into(), ByteString(other.cas[0].key_pem.clone().into_bytes()));
         assert_eq!(
             Stored::from_secret(&other_key, NOW),
-            Some(Err("ca.key is not the key of the newest CA in ca.crt".into()))
+            Some(Err("ca.key does not hold the keys of the CAs in ca.crt, in their order".into()))
         );
 
         let mut no_annotation = secret(&stored);
@@ -546,8 +567,17 @@ mod tests {
         assert_eq!(rolled.cas.len(), 2);
         assert_eq!(rolled.cas[1], stored.cas[0]);
         assert_eq!(rolled.cert_pem, current.cert_pem, "still the old CA's certificate");
-        // Not before every caBundle trusts the new CA.
+        // Not before every caBundle trusts the new CA...
         assert!(matches!(plan(Some(&Ok(rolled.clone())), later, &want(), false), Plan::Keep));
+        // ...but a certificate due meanwhile is renewed by the CA they do trust.
+        let due = later + 11 * HOUR;
+        let (kept, why) = written(plan(Some(&Ok(rolled.clone())), due, &want(), false));
+        assert_eq!(
+            why,
+            "the certificate expires at 2027-01-24T13:00:00Z (from its own CA: not every caBundle trusts the new one yet): renewing it"
+        );
+        assert_eq!((kept.cas.clone(), kept.cert_ca), (rolled.cas.clone(), stored.cas[0].not_after));
+        assert_eq!(round_trip(&kept, due), Ok(kept));
         let (served, why) = written(plan(Some(&Ok(rolled.clone())), later, &want(), true));
         assert_eq!(why, "the certificate is signed by an older CA: renewing it");
         assert_eq!(served.cert_ca, served.cas[0].not_after);
