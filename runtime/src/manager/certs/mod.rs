@@ -163,10 +163,14 @@ impl SelfManaged {
                     std::future::pending::<()>().await;
                 }
             };
+            // Shutdown first: the lease is released once the controllers stop, and a loop
+            // that saw `leading` turn false first would forget it led and leave the
+            // `--webhook-url` registration behind.
             tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
                 () = tokio::time::sleep(every) => {}
                 () = leading_changed => {}
-                () = shutdown.cancelled() => break,
             }
         }
         if self.targets.url.is_some() && leader {
