@@ -34,6 +34,12 @@ impl<K: kube::Resource<DynamicType = ()>> Backoff<K> {
         delay
     }
 
+    /// The objects whose last pass failed.
+    pub(crate) fn failing(&self) -> Vec<ObjectRef<K>> {
+        let failures = self.failures.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        failures.keys().cloned().collect()
+    }
+
     /// Forgets the failures of `object` after a pass that succeeded.
     pub(crate) fn succeeded(&self, object: &ObjectRef<K>) {
         let mut failures = self.failures.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

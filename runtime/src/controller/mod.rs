@@ -62,6 +62,7 @@ mod finalizer;
 mod index;
 pub mod metrics;
 mod owned;
+mod recovery;
 mod relist;
 mod retry;
 mod run;

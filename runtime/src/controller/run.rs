@@ -19,6 +19,7 @@ use super::error::{Error, error_chain, error_reason, is_unreachable};
 use super::index::Index;
 use super::metrics::Metrics;
 use super::owned::Owned;
+use super::recovery;
 use super::relist::triggers;
 use super::retry::{NoPause, retrying};
 use super::scope::{self, ObjectOf};
@@ -67,7 +68,7 @@ struct Shared<R: Reconciler> {
     reconciler: R,
     context: Context<R::Kind>,
     metrics: Metrics,
-    backoff: Backoff<Object<R>>,
+    backoff: Arc<Backoff<Object<R>>>,
     finalizer: &'static str,
 }
 
@@ -94,8 +95,12 @@ pub async fn run<R: Reconciler>(
     let index = Arc::new(Index::new(R::index_keys));
     let indexing = index.clone();
     let events = reflector(writer, watch).inspect_ok(move |event| indexing.follow(event));
+    let (events, recovered) = recovery::outages(events);
     let mut spec_changes = SpecChanges::default();
     let changes = triggers(events, reader.clone(), (), move |event| spec_changes.pass(event), false);
+    let backoff = Arc::new(Backoff::default());
+    let retries = recovery::retries(recovered, backoff.clone(), reader.clone()).map(Ok);
+    let changes = futures::stream::select(changes, retries);
     let leading = options.leading.as_ref();
     let changes = while_leading(changes, leading);
     let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
@@ -132,7 +137,7 @@ pub async fn run<R: Reconciler>(
         context: Context::with_owned(client, &name, owned),
         reconciler,
         metrics,
-        backoff: Backoff::default(),
+        backoff,
         finalizer: definition.finalizer,
     });
     for (related, changes, resource) in watched {
