@@ -25,7 +25,8 @@
 //!   `reason`, `_time_seconds`), records a Warning Event when a pass fails, and retries a failed
 //!   object with controller-runtime's per-object exponential backoff (5 ms doubling up to 1000 s);
 //!   a [`Terminal`] error is not retried until the object changes, and is reported in a
-//!   `Stalled` condition.
+//!   `Stalled` condition; objects still backing off after an API server outage get a pass as
+//!   soon as the kind's watch is answered again.
 //!
 //! [`Context`] holds what a reconciler calls: server-side apply of owned objects with an owner
 //! reference, a status write that is skipped when nothing changed, and an Events recorder.
