@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 
 mod certs;
+mod client;
 mod leader;
 mod options;
 mod probes;
@@ -216,7 +217,7 @@ impl Manager {
         let _ = crate::webhook::tls::ring_provider().install_default();
         let client = match client {
             Some(client) => client,
-            None => connect().await?,
+            None => client::connect().await?,
         };
         let servers = start_servers(&options, registry, readiness.clone(), &shutdown).await?;
         let leader = options.leader_elect.then(|| {
@@ -254,19 +255,6 @@ impl Manager {
         }
         result
     }
-}
-
-/// A client from the in-cluster service account or the kubeconfig, warning once when it does
-/// not verify the API server's certificate.
-async fn connect() -> Result<Client, Error> {
-    let config = kube::Config::infer().await.map_err(|err| Error::Client(kube::Error::InferConfig(err)))?;
-    if config.accept_invalid_certs {
-        warn!(
-            server = %config.cluster_url,
-            "the kubeconfig skips verifying the API server's certificate (insecure-skip-tls-verify): whoever sits between the manager and the server can read and change its requests"
-        );
-    }
-    Client::try_from(config).map_err(Error::Client)
 }
 
 /// The manager's controllers, ready to start.

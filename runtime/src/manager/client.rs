@@ -1,0 +1,107 @@
+//! The manager's API client: kube-client's, with its retry of the API server's "try again
+//! later" answers bounded to seconds.
+//!
+//! kube-client sends a request again when the API server answers `429 Too Many Requests`,
+//! `503 Service Unavailable` or `504 Gateway Timeout`, by default up to 15 times, from 5 ms
+//! doubling to 1000 s (its `RetryPolicy::server_retry`): a request can wait minutes in those
+//! retries, unseen by the logs and the metrics, holding one of the controller's workers the
+//! whole time. A restarting API server or an etcd outage answers so for seconds. client-go
+//! retries only answers that carry `Retry-After`, at most 10 times; here a request is sent again
+//! at most [`RETRIES`] times, after [`FIRST_RETRY`] doubling to [`MAX_RETRY`] or the server's
+//! `Retry-After` when it asks for longer, and then its error reaches the caller: a pass fails and
+//! its object backs off (logged, counted), a watch pauses on its own (`controller::retry`).
+
+use std::time::Duration;
+
+use kube::client::ClientBuilder;
+use kube::client::retry::RetryPolicy;
+use kube::{Client, Config};
+use tower::buffer::BufferLayer;
+use tower::retry::RetryLayer;
+use tracing::warn;
+
+use super::Error;
+
+/// How many times a request answered with 429, 503 or 504 is sent again.
+pub const RETRIES: u32 = 5;
+/// The pause before the first retry; it doubles for each one after.
+pub const FIRST_RETRY: Duration = Duration::from_millis(200);
+/// The longest pause between two retries, unless the server's `Retry-After` asks for more.
+pub const MAX_RETRY: Duration = Duration::from_secs(2);
+/// Requests waiting for the retrying layer (kube-client's own buffer holds 1024 too).
+const BUFFER: usize = 1024;
+
+/// A client from the in-cluster service account or the kubeconfig, warning once when it does
+/// not verify the API server's certificate.
+pub(crate) async fn connect() -> Result<Client, Error> {
+    let config = Config::infer().await.map_err(|err| Error::Client(kube::Error::InferConfig(err)))?;
+    if config.accept_invalid_certs {
+        warn!(
+            server = %config.cluster_url,
+            "the kubeconfig skips verifying the API server's certificate (insecure-skip-tls-verify): whoever sits between the manager and the server can read and change its requests"
+        );
+    }
+    with_retries(config, FIRST_RETRY, MAX_RETRY)
+}
+
+/// A client for `config` whose requests answered with 429, 503 or 504 are sent again at most
+/// [`RETRIES`] times, `first` doubling to `max` apart.
+fn with_retries(mut config: Config, first: Duration, max: Duration) -> Result<Client, Error> {
+    config.default_retry = false;
+    let policy =
+        RetryPolicy::new(first, max, RETRIES, true).map_err(|err| Error::Client(kube::Error::Service(err.into())))?;
+    let client = ClientBuilder::try_from(config)
+        .map_err(Error::Client)?
+        .with_layer(&BufferLayer::new(BUFFER))
+        .with_layer(&RetryLayer::new(policy))
+        .build();
+    Ok(client)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::Api;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    use super::*;
+
+    /// A server that answers every request with `503` and counts them.
+    async fn unavailable() -> (String, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let count = Arc::new(AtomicUsize::new(0));
+        let counting = count.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => request.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                counting.fetch_add(1, Ordering::SeqCst);
+                let answer = "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+                let _ = stream.write_all(answer.as_bytes()).await;
+            }
+        });
+        (url, count)
+    }
+
+    #[tokio::test]
+    async fn a_busy_server_is_asked_again_a_few_times_then_the_error_is_returned() {
+        let (url, count) = unavailable().await;
+        let config = Config::new(url.parse().unwrap());
+        let client = with_retries(config, Duration::from_millis(1), Duration::from_millis(2)).unwrap();
+        let api: Api<ConfigMap> = Api::namespaced(client, "default");
+        let error = api.get("any").await.unwrap_err();
+        assert!(matches!(&error, kube::Error::Api(status) if status.code == 503), "{error:?}");
+        assert_eq!(count.load(Ordering::SeqCst), 1 + RETRIES as usize);
+    }
+}
