@@ -23,8 +23,9 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// about each broken watch and each answer that is not JSON, with the whole body (a proxy's
 /// HTML error page, every few hundred milliseconds). Its TLS warnings stay
 /// (`kube_client::client::tls`: a CA bundle that cannot be reloaded, a skipped verification).
-pub const DEFAULT_LEVELS: &str =
-    "info,kube_client::client=error,kube_client::client::builder=off,kube_client::client::tls=warn";
+/// kube-runtime's watcher warns about each `403` a watch gets (three lines each time a
+/// restarted API server answers before its RBAC is loaded), which the watch's own retry logs.
+pub const DEFAULT_LEVELS: &str = "info,kube_client::client=error,kube_client::client::builder=off,kube_client::client::tls=warn,kube_runtime::watcher=error";
 
 /// Keeps the trace export running; dropping it sends the spans not yet exported.
 #[must_use = "dropping the guard stops the trace export"]
