@@ -18,12 +18,16 @@ use tracing::{debug, info, warn};
 use super::error::error_chain;
 
 /// The pause after a watch's first error other than `410 Gone`; it doubles with each error
-/// that follows, up to [`MAX_PAUSE_UNREACHABLE`] or [`MAX_PAUSE_REFUSED`].
+/// that follows, up to [`MAX_PAUSE_BUSY`], [`MAX_PAUSE_UNREACHABLE`] or [`MAX_PAUSE_REFUSED`].
 const FIRST_PAUSE: Duration = Duration::from_millis(200);
 /// The longest pause while the API server cannot be reached (no answer: refused, reset, timed
-/// out) or answers that it cannot serve yet (a 5xx, a 429, as while it starts): how late, at
-/// most, a watch sees an API server that came back.
+/// out) or answers with another 5xx: how late, at most, a watch sees an API server that came
+/// back.
 const MAX_PAUSE_UNREACHABLE: Duration = Duration::from_secs(5);
+/// The longest pause while the API server answers that it is busy and asks to come back soon
+/// (`429`, `503`, `504`: its watch cache listing again after an etcd restart, a starting
+/// server), about the `Retry-After` it sends.
+const MAX_PAUSE_BUSY: Duration = Duration::from_secs(1);
 /// The longest pause while the API server refuses the request (a 4xx: a 403 for a missing RBAC
 /// rule, a 404 for a CRD not installed): it will answer the same until someone changes the
 /// cluster (client-go's reflector waits up to 30 s too).
@@ -31,8 +35,8 @@ const MAX_PAUSE_REFUSED: Duration = Duration::from_secs(30);
 
 /// `stream`, a watch of `what` (a kind, for the logs), retried on its own: after `410 Gone` it
 /// lists again at once; after any other error it pauses [`FIRST_PAUSE`], doubling up to
-/// [`MAX_PAUSE_REFUSED`] when the server refused the request or [`MAX_PAUSE_UNREACHABLE`]
-/// otherwise ([`max_pause`]), plus up to a quarter at random so that many watches do not retry in
+/// [`MAX_PAUSE_BUSY`] when the server asked to come back soon, [`MAX_PAUSE_REFUSED`] when it
+/// refused the request, or [`MAX_PAUSE_UNREACHABLE`] otherwise ([`max_pause`]), plus up to a quarter at random so that many watches do not retry in
 /// step. A refusal after the server could not be reached, in the same run of errors, keeps the
 /// short cap: a restarted API server answers `403` and `404` for a few seconds while its
 /// authorizer and CRD handlers load. An event from the server resets the pause; the watcher's own `Init`, which starts
@@ -66,7 +70,8 @@ where
                 failures += 1;
                 let max = max_pause(err);
                 was_unreachable |= max == MAX_PAUSE_UNREACHABLE;
-                let pause = pause(failures, if was_unreachable { MAX_PAUSE_UNREACHABLE } else { max });
+                let cap = if was_unreachable && max == MAX_PAUSE_REFUSED { MAX_PAUSE_UNREACHABLE } else { max };
+                let pause = pause(failures, cap);
                 if failures == 1 {
                     warn!(watch = %what, error = error_chain(err), retry_in = ?pause, "watch failed, retrying");
                 } else {
@@ -96,8 +101,9 @@ fn gone(error: &watcher::Error) -> bool {
     }
 }
 
-/// The cap of the pause after `error`: [`MAX_PAUSE_REFUSED`] when the API server refused the
-/// request (a 4xx other than 429), else [`MAX_PAUSE_UNREACHABLE`].
+/// The cap of the pause after `error`: [`MAX_PAUSE_BUSY`] for a 429, 503 or 504,
+/// [`MAX_PAUSE_REFUSED`] when the API server refused the request (another 4xx), else
+/// [`MAX_PAUSE_UNREACHABLE`].
 fn max_pause(error: &watcher::Error) -> Duration {
     let code = match error {
         watcher::Error::WatchError(status) => status.code,
@@ -106,7 +112,11 @@ fn max_pause(error: &watcher::Error) -> Duration {
         | watcher::Error::WatchFailed(kube::Error::Api(status)) => status.code,
         _ => return MAX_PAUSE_UNREACHABLE,
     };
-    if (400..500).contains(&code) && code != 429 { MAX_PAUSE_REFUSED } else { MAX_PAUSE_UNREACHABLE }
+    match code {
+        429 | 503 | 504 => MAX_PAUSE_BUSY,
+        400..500 => MAX_PAUSE_REFUSED,
+        _ => MAX_PAUSE_UNREACHABLE,
+    }
 }
 
 /// The pause after the `failures`-th error in a row: [`FIRST_PAUSE`] doubled for each earlier
@@ -161,9 +171,11 @@ mod tests {
         let forbidden = watcher::Error::InitialListFailed(kube::Error::Api(status(403)));
         assert_eq!(max_pause(&forbidden), MAX_PAUSE_REFUSED);
         assert_eq!(max_pause(&watcher::Error::NoResourceVersion), MAX_PAUSE_UNREACHABLE);
-        // A server that is starting answers 503 for a moment: not a refusal.
-        assert_eq!(max_pause(&watcher::Error::WatchError(status(503))), MAX_PAUSE_UNREACHABLE);
-        assert_eq!(max_pause(&watcher::Error::WatchError(status(429))), MAX_PAUSE_UNREACHABLE);
+        // A server that is starting answers 503 for a moment, a watch cache listing again 429:
+        // not a refusal, and soon over.
+        assert_eq!(max_pause(&watcher::Error::WatchError(status(503))), MAX_PAUSE_BUSY);
+        assert_eq!(max_pause(&watcher::Error::WatchStartFailed(kube::Error::Api(status(429)))), MAX_PAUSE_BUSY);
+        assert_eq!(max_pause(&watcher::Error::WatchError(status(500))), MAX_PAUSE_UNREACHABLE);
         let pause = pause(9, MAX_PAUSE_REFUSED);
         assert!(pause >= MAX_PAUSE_REFUSED && pause <= MAX_PAUSE_REFUSED.mul_f64(1.25), "{pause:?}");
     }
@@ -172,17 +184,32 @@ mod tests {
     /// loaded): the pause stays under the short cap however many errors came before.
     #[tokio::test(start_paused = true)]
     async fn a_refusal_right_after_an_outage_is_retried_within_seconds() {
+        let refused = watcher::Error::InitialListFailed(kube::Error::Api(status(403)));
+        let paused = pause_after_an_outage(refused).await;
+        assert!(paused <= MAX_PAUSE_UNREACHABLE.mul_f64(1.25), "{paused:?}");
+    }
+
+    /// The pause before `error` is passed on when 8 errors of an unreachable server came first.
+    async fn pause_after_an_outage(error: watcher::Error) -> Duration {
         let unreachable = || Err(watcher::Error::NoResourceVersion);
         let mut items: Vec<Result<Event<u32>, watcher::Error>> = (0..8).map(|_| unreachable()).collect();
-        items.push(Err(watcher::Error::InitialListFailed(kube::Error::Api(status(403)))));
-        items.push(Ok(Event::InitDone));
+        items.push(Err(error));
         let mut retried = pin!(retrying(stream::iter(items), "test".into()));
         for _ in 0..8 {
             assert!(retried.next().await.unwrap().is_err());
         }
-        let refused = tokio::time::Instant::now();
+        let start = tokio::time::Instant::now();
         assert!(retried.next().await.unwrap().is_err());
-        assert!(refused.elapsed() <= MAX_PAUSE_UNREACHABLE.mul_f64(1.25), "{:?}", refused.elapsed());
+        start.elapsed()
+    }
+
+    /// After an etcd restart the API server's watch cache answers `429` until it has listed
+    /// again: however long the errors before, the watch asks again within a second or so.
+    #[tokio::test(start_paused = true)]
+    async fn a_busy_server_is_asked_again_within_a_second() {
+        let busy = watcher::Error::WatchStartFailed(kube::Error::Api(status(429)));
+        let paused = pause_after_an_outage(busy).await;
+        assert!(paused <= MAX_PAUSE_BUSY.mul_f64(1.25), "{paused:?}");
     }
 
     /// kube-runtime's watcher yields `Init` before each attempt to list, without a request:

@@ -9,15 +9,20 @@
 //! retries only answers that carry `Retry-After`, at most 10 times; here a request is sent again
 //! at most [`RETRIES`] times, after [`FIRST_RETRY`] doubling to [`MAX_RETRY`] or the server's
 //! `Retry-After` when it asks for longer, and then its error reaches the caller: a pass fails and
-//! its object backs off (logged, counted), a watch pauses on its own (`controller::retry`).
+//! its object backs off (logged, counted). A watch is not sent again here: it retries on its own
+//! (`controller::retry`), and retries in both places would add up to seconds more of a watch
+//! blind after the server is back (a restarted etcd makes the API server's watch cache answer
+//! `429` until it has listed again).
 
 use std::time::Duration;
 
-use kube::client::ClientBuilder;
+use http::{Request, Response};
 use kube::client::retry::RetryPolicy;
+use kube::client::{Body, ClientBuilder};
 use kube::{Client, Config};
+use tower::BoxError;
 use tower::buffer::BufferLayer;
-use tower::retry::RetryLayer;
+use tower::retry::{Policy, RetryLayer};
 use tracing::warn;
 
 use super::Error;
@@ -53,9 +58,38 @@ fn with_retries(mut config: Config, first: Duration, max: Duration) -> Result<Cl
     let client = ClientBuilder::try_from(config)
         .map_err(Error::Client)?
         .with_layer(&BufferLayer::new(BUFFER))
-        .with_layer(&RetryLayer::new(policy))
+        .with_layer(&RetryLayer::new(NotWatches(policy)))
         .build();
     Ok(client)
+}
+
+/// kube-client's retry policy for every request but a watch (`watch=true` in the query).
+#[derive(Clone)]
+struct NotWatches(RetryPolicy);
+
+impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for NotWatches {
+    type Future = <RetryPolicy as Policy<Request<Body>, Response<Res>, BoxError>>::Future;
+
+    fn retry(
+        &mut self,
+        request: &mut Request<Body>,
+        result: &mut Result<Response<Res>, BoxError>,
+    ) -> Option<Self::Future> {
+        self.0.retry(request, result)
+    }
+
+    /// No copy of a watch request, so it is never sent again.
+    fn clone_request(&mut self, request: &Request<Body>) -> Option<Request<Body>> {
+        if is_watch(request) {
+            return None;
+        }
+        <RetryPolicy as Policy<Request<Body>, Response<Res>, BoxError>>::clone_request(&mut self.0, request)
+    }
+}
+
+/// Whether `request` starts a watch (kube-client asks `watch=true`).
+fn is_watch<B>(request: &Request<B>) -> bool {
+    request.uri().query().is_some_and(|query| query.split('&').any(|pair| pair == "watch=true" || pair == "watch=1"))
 }
 
 #[cfg(test)]
@@ -69,6 +103,13 @@ mod tests {
     use tokio::net::TcpListener;
 
     use super::*;
+
+    /// ConfigMaps through a client of [`unavailable`]'s server, retrying 1 to 2 ms apart.
+    fn config_maps(url: &str) -> Api<ConfigMap> {
+        let config = Config::new(url.parse().unwrap());
+        let client = with_retries(config, Duration::from_millis(1), Duration::from_millis(2)).unwrap();
+        Api::namespaced(client, "default")
+    }
 
     /// A server that answers every request with `503` and counts them.
     async fn unavailable() -> (String, Arc<AtomicUsize>) {
@@ -97,11 +138,27 @@ mod tests {
     #[tokio::test]
     async fn a_busy_server_is_asked_again_a_few_times_then_the_error_is_returned() {
         let (url, count) = unavailable().await;
-        let config = Config::new(url.parse().unwrap());
-        let client = with_retries(config, Duration::from_millis(1), Duration::from_millis(2)).unwrap();
-        let api: Api<ConfigMap> = Api::namespaced(client, "default");
+        let api = config_maps(&url);
         let error = api.get("any").await.unwrap_err();
         assert!(matches!(&error, kube::Error::Api(status) if status.code == 503), "{error:?}");
         assert_eq!(count.load(Ordering::SeqCst), 1 + RETRIES as usize);
+    }
+
+    #[tokio::test]
+    async fn a_watch_is_not_sent_again_by_the_client() {
+        let (url, count) = unavailable().await;
+        let api = config_maps(&url);
+        let watch = api.watch(&kube::api::WatchParams::default(), "0").await;
+        assert!(matches!(&watch, Err(kube::Error::Api(status)) if status.code == 503), "{:?}", watch.err());
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_watch_is_told_by_its_query() {
+        let request = |uri: &str| Request::get(uri).body(()).unwrap();
+        assert!(is_watch(&request("/api/v1/namespaces/a/configmaps?&watch=true&timeoutSeconds=290")));
+        assert!(is_watch(&request("/apis/apps/v1/deployments?watch=1")));
+        assert!(!is_watch(&request("/api/v1/namespaces/a/configmaps?labelSelector=watch%3Dtrue")));
+        assert!(!is_watch(&request("/api/v1/namespaces/a/configmaps/watch")));
     }
 }
