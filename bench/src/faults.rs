@@ -16,16 +16,14 @@
 //! 1 to 3 run one manager without leader election: a leader cut off for longer than its renew
 //! deadline stops (both operators exit), and the harness restarts nothing.
 
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use anyhow::bail;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use rop_testenv::{Options, TestEnv};
 use serde_json::{Value, json};
 
-use super::{Manager, NAMESPACE, Operator, POLL, Scenario, concurrently, deployed, prepare};
+use super::{Manager, NAMESPACE, Operator, Scenario, concurrently, followed, prepare};
 
 /// How long each fault lasts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,25 +219,6 @@ impl Objects {
     /// Polls the Deployments until every one has `size` replicas: when the first had, and
     /// the last, counted from `started`.
     async fn converged(&self, size: i64, started: Instant, managers: &mut [&mut Manager]) -> anyhow::Result<Recovery> {
-        let replicas = i32::try_from(size)?;
-        let mut first = None;
-        let deadline = started + self.timeout;
-        loop {
-            let done = deployed(&self.deployments, replicas, &BTreeSet::new()).await?.len();
-            if done > 0 && first.is_none() {
-                first = Some(started.elapsed());
-            }
-            if done >= self.names.len() {
-                let all = started.elapsed();
-                return Ok(Recovery { first: first.unwrap_or(all), all });
-            }
-            for manager in managers.iter_mut() {
-                manager.check_running()?;
-            }
-            if Instant::now() > deadline {
-                bail!("{done} of {} Deployments reached {size} replicas in {:?}", self.names.len(), self.timeout);
-            }
-            tokio::time::sleep(POLL).await;
-        }
+        followed(&self.deployments, i32::try_from(size)?, self.names.len(), started, self.timeout, managers).await
     }
 }

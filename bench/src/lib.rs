@@ -9,7 +9,10 @@
 //!    replicas;
 //! 3. **heal**: every Deployment deleted; converged when each is back (a new uid) with 2
 //!    replicas;
-//! 4. **idle**: nothing changes for `idle`.
+//! 4. **idle**: nothing changes for `idle`;
+//! 5. **restart**: the manager stopped (SIGTERM), `spec.size = 3` on every object, a new
+//!    manager started; timed until the first Deployment, and every one, has 3 replicas: the
+//!    cost of a start with the objects present (the initial list, then a pass for each).
 //!
 //! It measures the manager's CPU seconds (all phases, and the idle phase alone), peak and idle
 //! resident memory (`VmHWM`, `VmRSS` at the end) and the API requests it issued: the manager
@@ -107,12 +110,19 @@ pub struct Report {
     pub cpu_seconds: f64,
     /// The part of it spent in the idle phase.
     pub idle_cpu_seconds: f64,
+    /// How long the idle phase lasted.
+    pub idle: Duration,
     /// Peak resident memory (`VmHWM`), KiB.
     pub peak_rss_kib: u64,
     /// Resident memory at the end of the idle phase (`VmRSS`), KiB.
     pub idle_rss_kib: u64,
-    /// Requests the manager issued, by verb (`list`, `watch`, `create`, `patch`, ...).
+    /// Requests the manager issued in phases 1 to 4, by verb (`list`, `watch`, `create`,
+    /// `patch`, ...).
     pub requests: BTreeMap<String, usize>,
+    /// The restart: from the new manager's start until the first and the last Deployment follow.
+    pub restart: Recovery,
+    /// Peak resident memory of the restarted manager when every object has been reconciled, KiB.
+    pub restart_peak_rss_kib: u64,
 }
 
 impl Report {
@@ -131,11 +141,16 @@ impl Report {
             "heal_s": self.heal.as_secs_f64(),
             "cpu_s": self.cpu_seconds,
             "idle_cpu_s": self.idle_cpu_seconds,
+            "idle_s": self.idle.as_secs_f64(),
+            "idle_cpu_per_hour_s": self.idle_cpu_seconds * 3600.0 / self.idle.as_secs_f64().max(1.0),
             "peak_rss_kib": self.peak_rss_kib,
             "idle_rss_kib": self.idle_rss_kib,
             "requests": self.total_requests(),
             "requests_per_object": self.total_requests() as f64 / self.objects as f64,
             "requests_by_verb": self.requests,
+            "start_first_s": self.restart.first.as_secs_f64(),
+            "start_all_s": self.restart.all.as_secs_f64(),
+            "start_peak_rss_kib": self.restart_peak_rss_kib,
         })
     }
 }
@@ -166,6 +181,7 @@ pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
     for ((verb, _), count) in env.requests_of(&user)? {
         *requests.entry(verb).or_insert(0) += count;
     }
+    let (restart, restart_peak_rss_kib) = env.block_on(restart(operator, scenario, &client, &kubeconfig, env.dir()))?;
     Ok(Report {
         operator: operator.name.clone(),
         objects: scenario.objects,
@@ -174,10 +190,72 @@ pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
         heal,
         cpu_seconds,
         idle_cpu_seconds,
+        idle: scenario.idle,
         peak_rss_kib,
         idle_rss_kib,
         requests,
+        restart,
+        restart_peak_rss_kib,
     })
+}
+
+/// Phase 5 with the manager stopped: resizes every object to 3, starts a new manager and
+/// times it until every Deployment follows; returns the times and its peak RSS then.
+async fn restart(
+    operator: &Operator,
+    scenario: &Scenario,
+    client: &kube::Client,
+    kubeconfig: &Path,
+    dir: &Path,
+) -> anyhow::Result<(Recovery, u64)> {
+    let resource = operator.resource();
+    let objects: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
+    let names: Vec<String> = (0..scenario.objects).map(|i| format!("bench-{i:04}")).collect();
+    concurrently(&names, |name| {
+        let objects = objects.clone();
+        let patch = json!({ "spec": { "size": 3 } });
+        async move { objects.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(drop) }
+    })
+    .await?;
+    let started = Instant::now();
+    let mut manager = Manager::start_as(operator, kubeconfig, dir, "restarted", &[])?;
+    let recovery = followed(&deployments, 3, scenario.objects, started, scenario.timeout, &mut [&mut manager])
+        .await
+        .with_context(|| manager.log_tail())?;
+    let (_, peak, _) = manager.stop()?;
+    Ok((recovery, peak))
+}
+
+/// Polls the Deployments until `wanted` of them have `replicas`: when the first had, and the
+/// last, counted from `started`. `managers` must keep running.
+async fn followed(
+    deployments: &Api<Deployment>,
+    replicas: i32,
+    wanted: usize,
+    started: Instant,
+    timeout: Duration,
+    managers: &mut [&mut Manager],
+) -> anyhow::Result<Recovery> {
+    let mut first = None;
+    let deadline = started + timeout;
+    loop {
+        let done = deployed(deployments, replicas, &BTreeSet::new()).await?.len();
+        if done > 0 && first.is_none() {
+            first = Some(started.elapsed());
+        }
+        if done >= wanted {
+            let all = started.elapsed();
+            return Ok(Recovery { first: first.unwrap_or(all), all });
+        }
+        for manager in managers.iter_mut() {
+            manager.check_running()?;
+        }
+        if Instant::now() > deadline {
+            bail!("{done} of {wanted} Deployments reached {replicas} replicas in {timeout:?}");
+        }
+        tokio::time::sleep(POLL).await;
+    }
 }
 
 /// Starts an API server with `options`, installs the operator's CRDs, grants the manager's

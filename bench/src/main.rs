@@ -9,7 +9,7 @@
 //! ```
 //!
 //! `--scenario faults` runs the fault benchmark (`rop_operator_bench::run_faults`) instead of
-//! create, resize, heal and idle.
+//! create, resize, heal, idle and restart.
 
 use std::path::PathBuf;
 use std::time::Duration;
