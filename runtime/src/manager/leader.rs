@@ -52,6 +52,25 @@ impl Leader {
     /// Starts competing for the Lease `namespace/name`, creating it if needed. `identity`
     /// names this replica in the Lease's `holderIdentity` (the Pod name); `None` makes one from
     /// the host name and a random suffix.
+    /// Whether a Lease `namespace/name` can exist: its namespace a DNS-1123 label, its name a
+    /// DNS-1123 subdomain (apimachinery's rules for object names). A manager that could never
+    /// create its Lease would stay a standby for ever while nothing reconciles.
+    pub(crate) fn check_lease(namespace: &str, name: &str) -> Result<(), String> {
+        use rop_core::names::{is_dns1123_label, is_dns1123_subdomain};
+        if !is_dns1123_label(namespace) {
+            return Err(format!(
+                "--leader-election-namespace {namespace:?} is not a namespace name (lower-case letters, digits and '-', at most 63): set it, or POD_NAMESPACE, to the manager's namespace"
+            ));
+        }
+        if !is_dns1123_subdomain(name) {
+            return Err(format!(
+                "--leader-election-id {name:?} cannot name a Lease (lower-case letters, digits, '-' and '.', at most 253): use e.g. {:?}",
+                name.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "-")
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn start(
         client: Client,
         namespace: &str,
@@ -245,7 +264,9 @@ async fn acquire(elector: &mut Elector, stop: &CancellationToken) -> bool {
     let mut failing = false;
     loop {
         let retry = jittered(elector.timing.retry_period);
-        let wait = match tokio::time::timeout(elector.timing.retry_period, elector.try_acquire_or_renew()).await {
+        // A request the API server holds (its etcd down) is given up at the renew deadline,
+        // not sooner: an attempt cut at the retry period could never finish when that is short.
+        let wait = match tokio::time::timeout(elector.timing.renew_deadline, elector.try_acquire_or_renew()).await {
             Ok(Ok(Attempt::Held)) => return true,
             Ok(Ok(Attempt::HeldBy(holder, expires))) => {
                 debug!(%holder, "the leader lease is held by another replica");
@@ -346,6 +367,19 @@ fn random_identity() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lease_that_cannot_exist_is_refused_at_start() {
+        assert_eq!(Leader::check_lease("operators", "memcached-operator.example.com"), Ok(()));
+        assert_eq!(
+            Leader::check_lease("operators", "Bad_Name"),
+            Err("--leader-election-id \"Bad_Name\" cannot name a Lease (lower-case letters, digits, '-' and '.', at most 253): use e.g. \"bad-name\"".into())
+        );
+        assert_eq!(
+            Leader::check_lease("", "memcached-operator-leader"),
+            Err("--leader-election-namespace \"\" is not a namespace name (lower-case letters, digits and '-', at most 63): set it, or POD_NAMESPACE, to the manager's namespace".into())
+        );
+    }
 
     #[test]
     fn jitter_adds_at_most_a_fifth() {

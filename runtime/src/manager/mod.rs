@@ -100,6 +100,9 @@ pub enum Error {
     /// The leader election flags do not fit together.
     #[error(transparent)]
     LeaderElectionTiming(#[from] TimingError),
+    /// The leader Lease's namespace or name cannot be used.
+    #[error("{0}")]
+    LeaderElectionLease(String),
     /// Another replica took the lease: the manager stops so that the Pod restarts.
     #[error("lost the leader lease")]
     LeaseLost,
@@ -199,6 +202,11 @@ impl Manager {
     pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<(), Error> {
         let Self { name, options, client, mut registry, metrics, controllers, webhooks, readiness } = self;
         let timing = options.leader_election_timing()?;
+        let lease = options.leader_election_id.clone().unwrap_or_else(|| format!("{name}-leader"));
+        if options.leader_elect {
+            leader::Leader::check_lease(&options.leader_election_namespace, &lease)
+                .map_err(Error::LeaderElectionLease)?;
+        }
         let self_managed = options.webhook_cert_mode == CertMode::SelfManaged || options.webhook_url.is_some();
         if options.enable_webhooks && self_managed {
             certs::check_options(&options)?;
@@ -221,7 +229,6 @@ impl Manager {
         };
         let servers = start_servers(&options, registry, readiness.clone(), &shutdown).await?;
         let leader = options.leader_elect.then(|| {
-            let lease = options.leader_election_id.clone().unwrap_or_else(|| format!("{name}-leader"));
             let identity = options.leader_election_identity.clone();
             leader::Leader::start(client.clone(), &options.leader_election_namespace, &lease, identity, timing)
         });

@@ -198,10 +198,15 @@ impl LeaderElectionTiming {
         retry_period: Duration::from_secs(2),
     };
 
+    /// The shortest retry period accepted.
+    pub const MIN_RETRY_PERIOD: Duration = Duration::from_millis(100);
+
     /// Checks the rules client-go's `NewLeaderElector` checks: the lease duration is above the
     /// renew deadline (so a leader that cannot renew stops before a standby may take over), the
     /// renew deadline is above 1.2 retry periods (room for one jittered retry), and the lease
-    /// duration is a whole number of seconds, at least one (the Lease stores seconds).
+    /// duration is a whole number of seconds, from 1 to 2147483647 (the Lease stores them in
+    /// an int32). Also a retry period of at least [`Self::MIN_RETRY_PERIOD`]: each retry is a
+    /// request to the API server, and a shorter one leaves no time for it.
     ///
     /// # Errors
     /// [`TimingError`] naming the flags to change.
@@ -215,8 +220,18 @@ impl LeaderElectionTiming {
                 "--leader-elect-lease-duration must be a whole number of seconds, at least 1s (got {lease_duration:?})"
             )));
         }
-        if retry_period.is_zero() {
-            return Err(TimingError("--leader-elect-retry-period must be above zero".into()));
+        if i32::try_from(lease_duration.as_secs()).is_err() {
+            return Err(TimingError(format!(
+                "--leader-elect-lease-duration ({}s) is longer than a Lease can hold ({}s): a standby would wait that long after a crash; keep it near the default 15s",
+                lease_duration.as_secs(),
+                i32::MAX
+            )));
+        }
+        if retry_period < Self::MIN_RETRY_PERIOD {
+            return Err(TimingError(format!(
+                "--leader-elect-retry-period must be at least {:?} (got {retry_period:?}): each retry is a request to the API server",
+                Self::MIN_RETRY_PERIOD
+            )));
         }
         if lease_duration <= renew_deadline {
             return Err(TimingError(format!(
@@ -312,6 +327,14 @@ mod tests {
             Err("--leader-elect-lease-duration must be a whole number of seconds, at least 1s (got 1.5s)".into())
         );
         assert_eq!(timing(4.0, 3.0, 1.0).map(|t| t.retry_period), Ok(Duration::from_secs(1)));
+        assert_eq!(
+            timing(2.0, 1.0, 0.001),
+            Err("--leader-elect-retry-period must be at least 100ms (got 1ms): each retry is a request to the API server".into())
+        );
+        assert_eq!(
+            timing(99_999_999_999.0, 10.0, 2.0),
+            Err("--leader-elect-lease-duration (99999999999s) is longer than a Lease can hold (2147483647s): a standby would wait that long after a crash; keep it near the default 15s".into())
+        );
         let err = Args::try_parse_from(["manager", "--leader-elect-lease-duration", "soon"]).unwrap_err();
         assert!(
             err.to_string().contains("`soon` is not a duration: write a number and a unit, as `15s` or `500ms`"),

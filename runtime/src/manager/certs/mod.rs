@@ -126,9 +126,23 @@ impl SelfManaged {
         })
     }
 
-    /// Runs the loop of the module docs until `shutdown`, sending each new serving
-    /// certificate's TLS configuration on `configs`.
-    pub(crate) async fn run(
+    /// The loop of the module docs, run until `shutdown`, sending each new serving
+    /// certificate's TLS configuration on `configs`. `readiness` holds "waiting for the
+    /// certificate" from this call on, before the loop first runs: the manager reports ready
+    /// as soon as its tasks are spawned.
+    pub(crate) fn run(
+        self,
+        client: Client,
+        leading: watch::Receiver<bool>,
+        readiness: Readiness,
+        configs: watch::Sender<Option<Arc<ServerConfig>>>,
+        shutdown: CancellationToken,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        readiness.set_check(CHECK, Err("waiting for the certificate".into()));
+        self.run_loop(client, leading, readiness, configs, shutdown)
+    }
+
+    async fn run_loop(
         self,
         client: Client,
         mut leading: watch::Receiver<bool>,
@@ -143,7 +157,6 @@ impl SelfManaged {
             lifetime = ?self.want.lifetime,
             "the manager issues and renews its webhook certificate"
         );
-        readiness.set_check(CHECK, Err("waiting for the certificate".into()));
         let mut served: Option<String> = None;
         let mut last_pending: Vec<String> = Vec::new();
         let mut leader;
