@@ -49,28 +49,34 @@ pub(crate) struct Leader {
 }
 
 impl Leader {
-    /// Starts competing for the Lease `namespace/name`, creating it if needed. `identity`
-    /// names this replica in the Lease's `holderIdentity` (the Pod name); `None` makes one from
-    /// the host name and a random suffix.
     /// Whether a Lease `namespace/name` can exist: its namespace a DNS-1123 label, its name a
-    /// DNS-1123 subdomain (apimachinery's rules for object names). A manager that could never
-    /// create its Lease would stay a standby for ever while nothing reconciles.
+    /// DNS-1123 subdomain as apimachinery's `IsDNS1123Subdomain` checks object names (at most
+    /// 253 characters, dot-separated parts of lower-case letters, digits and '-' that start
+    /// and end with a letter or digit; no limit per part). A manager that could never create
+    /// its Lease would stay a standby for ever while nothing reconciles.
     pub(crate) fn check_lease(namespace: &str, name: &str) -> Result<(), String> {
-        use rop_core::names::{is_dns1123_label, is_dns1123_subdomain};
-        if !is_dns1123_label(namespace) {
+        if !rop_core::names::is_dns1123_label(namespace) {
             return Err(format!(
                 "--leader-election-namespace {namespace:?} is not a namespace name (lower-case letters, digits and '-', at most 63): set it, or POD_NAMESPACE, to the manager's namespace"
             ));
         }
-        if !is_dns1123_subdomain(name) {
-            return Err(format!(
-                "--leader-election-id {name:?} cannot name a Lease (lower-case letters, digits, '-' and '.', at most 253): use e.g. {:?}",
-                name.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "-")
-            ));
+        if !is_object_name(name) {
+            let rule =
+                "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253";
+            let suggestion = lease_name_like(name);
+            return Err(match suggestion {
+                Some(suggestion) => {
+                    format!("--leader-election-id {name:?} cannot name a Lease ({rule}): use e.g. {suggestion:?}")
+                }
+                None => format!("--leader-election-id {name:?} cannot name a Lease ({rule})"),
+            });
         }
         Ok(())
     }
 
+    /// Starts competing for the Lease `namespace/name`, creating it if needed. `identity`
+    /// names this replica in the Lease's `holderIdentity` (the Pod name); `None` makes one from
+    /// the host name and a random suffix.
     pub(crate) fn start(
         client: Client,
         namespace: &str,
@@ -291,6 +297,29 @@ async fn acquire(elector: &mut Elector, stop: &CancellationToken) -> bool {
     }
 }
 
+/// apimachinery's `IsDNS1123Subdomain`, the rule for most object names.
+fn is_object_name(name: &str) -> bool {
+    let part = |part: &str| {
+        let b = part.as_bytes();
+        !b.is_empty()
+            && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+            && b[0] != b'-'
+            && b[b.len() - 1] != b'-'
+    };
+    name.len() <= 253 && name.split('.').all(part)
+}
+
+/// `name` made into a valid Lease name, if anything of it is left: lower-cased, other
+/// characters as '-', each part trimmed of '-', empty parts dropped, cut to 253.
+fn lease_name_like(name: &str) -> Option<String> {
+    let lowered = name.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "-");
+    let parts: Vec<&str> = lowered.split('.').map(|part| part.trim_matches('-')).filter(|p| !p.is_empty()).collect();
+    let mut suggestion = parts.join(".");
+    suggestion.truncate(253);
+    let suggestion = suggestion.trim_end_matches(['-', '.']).to_string();
+    is_object_name(&suggestion).then_some(suggestion)
+}
+
 /// Logs the first of a row of failed attempts at WARN, the others at DEBUG.
 fn failure(failing: &mut bool, error: &str) {
     if *failing {
@@ -371,9 +400,35 @@ mod tests {
     #[test]
     fn a_lease_that_cannot_exist_is_refused_at_start() {
         assert_eq!(Leader::check_lease("operators", "memcached-operator.example.com"), Ok(()));
+        // Kubernetes limits the whole name, not each part.
+        assert_eq!(Leader::check_lease("operators", &"a".repeat(64)), Ok(()));
+        let refused = |id: &str| Leader::check_lease("operators", id).unwrap_err();
+        let rule = "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253";
         assert_eq!(
-            Leader::check_lease("operators", "Bad_Name"),
-            Err("--leader-election-id \"Bad_Name\" cannot name a Lease (lower-case letters, digits, '-' and '.', at most 253): use e.g. \"bad-name\"".into())
+            refused("Bad_Name"),
+            format!("--leader-election-id \"Bad_Name\" cannot name a Lease ({rule}): use e.g. \"bad-name\"")
+        );
+        assert_eq!(
+            refused("-leader."),
+            format!("--leader-election-id \"-leader.\" cannot name a Lease ({rule}): use e.g. \"leader\"")
+        );
+        assert_eq!(
+            refused("a..B"),
+            format!("--leader-election-id \"a..B\" cannot name a Lease ({rule}): use e.g. \"a.b\"")
+        );
+        assert_eq!(
+            refused(" Ünïcode"),
+            format!("--leader-election-id \" Ünïcode\" cannot name a Lease ({rule}): use e.g. \"n-code\"")
+        );
+        assert_eq!(refused("___"), format!("--leader-election-id \"___\" cannot name a Lease ({rule})"));
+        assert_eq!(refused(""), format!("--leader-election-id \"\" cannot name a Lease ({rule})"));
+        assert_eq!(
+            refused(&"a".repeat(254)),
+            format!(
+                "--leader-election-id \"{}\" cannot name a Lease ({rule}): use e.g. \"{}\"",
+                "a".repeat(254),
+                "a".repeat(253)
+            )
         );
         assert_eq!(
             Leader::check_lease("", "memcached-operator-leader"),
