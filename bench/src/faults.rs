@@ -23,7 +23,7 @@ use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams}
 use rop_testenv::{Options, TestEnv};
 use serde_json::{Value, json};
 
-use super::{Manager, NAMESPACE, Operator, Scenario, concurrently, followed, prepare};
+use super::{Manager, NAMESPACE, Operator, Scenario, concurrently, followed, object_names, prepare};
 
 /// How long each fault lasts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub fn run_faults(operator: &Operator, scenario: &Scenario, downtimes: Downtimes
         api: Api::namespaced_with(client.clone(), NAMESPACE, &resource),
         resource,
         deployments: Api::namespaced(client.clone(), NAMESPACE),
-        names: (0..scenario.objects).map(|i| format!("bench-{i:04}")).collect(),
+        names: object_names(scenario.objects),
         timeout: scenario.timeout,
         downtimes,
     };

@@ -211,7 +211,7 @@ async fn restart(
     let resource = operator.resource();
     let objects: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
-    let names: Vec<String> = (0..scenario.objects).map(|i| format!("bench-{i:04}")).collect();
+    let names = object_names(scenario.objects);
     concurrently(&names, |name| {
         let objects = objects.clone();
         let patch = json!({ "spec": { "size": 3 } });
@@ -289,7 +289,7 @@ async fn phases(
     let resource = operator.resource();
     let objects: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
-    let names: Vec<String> = (0..scenario.objects).map(|i| format!("bench-{i:04}")).collect();
+    let names = object_names(scenario.objects);
 
     let started = Instant::now();
     concurrently(&names, |name| {
@@ -342,6 +342,11 @@ async fn phases(
     tokio::time::sleep(scenario.idle).await;
     manager.check_running()?;
     Ok((create, resize, heal, manager.cpu_seconds()? - busy))
+}
+
+/// The names of the benchmark's `count` objects (and of their Deployments).
+fn object_names(count: usize) -> Vec<String> {
+    (0..count).map(|i| format!("bench-{i:04}")).collect()
 }
 
 /// Runs `request` for every name, `CONCURRENCY` at a time.

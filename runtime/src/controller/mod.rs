@@ -13,8 +13,8 @@
 //! - each watch retries by itself after an error: at once after `410 Gone` (a restarted API
 //!   server's answer to an old resource version), else after a pause of 200 ms doubling to 5 s
 //!   (1 s while the server answers that it is busy, 30 s while it refuses the request with a
-//!   4xx), so one watch's errors never stop the
-//!   others and a restored API server is seen in seconds;
+//!   4xx), so one watch's errors never stop the others and a restored API server is seen in
+//!   seconds;
 //! - it hands `reconcile` the object from the watch cache, never a live read per pass;
 //! - when `cleanup` gives an object a future, it adds the kind's finalizer (`<group>/finalizer`
 //!   for a custom kind, from [`crate::ControllerDefinition::finalizer`]) before the first

@@ -36,8 +36,8 @@ const MAX_PAUSE_REFUSED: Duration = Duration::from_secs(30);
 /// `stream`, a watch of `what` (a kind, for the logs), retried on its own: after `410 Gone` it
 /// lists again at once; after any other error it pauses [`FIRST_PAUSE`], doubling up to
 /// [`MAX_PAUSE_BUSY`] when the server asked to come back soon, [`MAX_PAUSE_REFUSED`] when it
-/// refused the request, or [`MAX_PAUSE_UNREACHABLE`] otherwise ([`max_pause`]), plus up to a quarter at random so that many watches do not retry in
-/// step. A refusal after the server could not be reached, in the same run of errors, keeps the
+/// refused the request, or [`MAX_PAUSE_UNREACHABLE`] otherwise ([`max_pause`]), plus up to a
+/// quarter at random so that many watches do not retry in step. A refusal after the server could not be reached, in the same run of errors, keeps the
 /// short cap: a restarted API server answers `403` and `404` for a few seconds while its
 /// authorizer and CRD handlers load. An event from the server resets the pause; the watcher's own `Init`, which starts
 /// each attempt to list before any request, does not. The first error of a run is logged at

@@ -28,11 +28,11 @@ use tracing::warn;
 use super::Error;
 
 /// How many times a request answered with 429, 503 or 504 is sent again.
-pub const RETRIES: u32 = 5;
+const RETRIES: u32 = 5;
 /// The pause before the first retry; it doubles for each one after.
-pub const FIRST_RETRY: Duration = Duration::from_millis(200);
+const FIRST_RETRY: Duration = Duration::from_millis(200);
 /// The longest pause between two retries, unless the server's `Retry-After` asks for more.
-pub const MAX_RETRY: Duration = Duration::from_secs(2);
+const MAX_RETRY: Duration = Duration::from_secs(2);
 /// Requests waiting for the retrying layer (kube-client's own buffer holds 1024 too).
 const BUFFER: usize = 1024;
 
