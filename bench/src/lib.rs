@@ -14,6 +14,10 @@
 //!    manager started; timed until the first Deployment, and every one, has 3 replicas: the
 //!    cost of a start with the objects present (the initial list, then a pass for each).
 //!
+//! It sees convergence through its own watches of the Deployments and the objects (a list
+//! every 100 ms would load the shared API server more than the work measured, past a few
+//! thousand objects), checked every 20 ms; the fault runs list instead (`faults`).
+//!
 //! It measures the manager's CPU seconds (all phases, and the idle phase alone), peak and idle
 //! resident memory (`VmHWM`, `VmRSS` at the end) and the API requests it issued: the manager
 //! runs as the ServiceAccount `default/controller-manager` (bound to `cluster-admin`), and its
@@ -35,8 +39,10 @@ use rop_testenv::Options;
 use serde_json::{Value, json};
 
 mod faults;
+mod view;
 
 pub use faults::{Downtimes, FaultReport, Recovery, run_faults};
+use view::View;
 
 /// The namespace the objects live in.
 const NAMESPACE: &str = "default";
@@ -44,8 +50,10 @@ const NAMESPACE: &str = "default";
 const MANAGER: (&str, &str) = ("default", "controller-manager");
 /// How many requests the benchmark itself has in flight when it creates or changes objects.
 const CONCURRENCY: usize = 16;
-/// How often the benchmark lists the objects while it waits for convergence.
+/// How often the fault runs list the Deployments while they wait for convergence.
 const POLL: Duration = Duration::from_millis(100);
+/// How often the other phases look at what the watches have seen (in memory, see [`View`]).
+const WATCHED: Duration = Duration::from_millis(20);
 
 /// One operator to measure: its manager binary and the custom kind it reconciles.
 #[derive(Clone, Debug)]
@@ -209,8 +217,8 @@ async fn restart(
     dir: &Path,
 ) -> anyhow::Result<(Recovery, u64)> {
     let resource = operator.resource();
+    let view = View::watch(client, &resource).await?;
     let objects: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
     let names = object_names(scenario.objects);
     concurrently(&names, |name| {
         let objects = objects.clone();
@@ -220,15 +228,19 @@ async fn restart(
     .await?;
     let started = Instant::now();
     let mut manager = Manager::start_as(operator, kubeconfig, dir, "restarted", &[])?;
-    let recovery = followed(&deployments, 3, scenario.objects, started, scenario.timeout, &mut [&mut manager])
-        .await
-        .with_context(|| manager.log_tail())?;
+    let wanted = scenario.objects;
+    let recovery = converge("restart", started, scenario.timeout, WATCHED, &mut [&mut manager], || async {
+        Ok((view.deployed(3, &BTreeSet::new()).len(), wanted))
+    })
+    .await
+    .with_context(|| manager.log_tail())?;
     let (_, peak, _) = manager.stop()?;
     Ok((recovery, peak))
 }
 
-/// Polls the Deployments until `wanted` of them have `replicas`: when the first had, and the
-/// last, counted from `started`. `managers` must keep running.
+/// Lists the Deployments every [`POLL`] until `wanted` of them have `replicas`: when the first
+/// had, and the last, counted from `started`. `managers` must keep running. (The fault runs
+/// poll rather than watch: a watch would wait out its own backoff after each outage.)
 async fn followed(
     deployments: &Api<Deployment>,
     replicas: i32,
@@ -237,25 +249,10 @@ async fn followed(
     timeout: Duration,
     managers: &mut [&mut Manager],
 ) -> anyhow::Result<Recovery> {
-    let mut first = None;
-    let deadline = started + timeout;
-    loop {
-        let done = deployed(deployments, replicas, &BTreeSet::new()).await?.len();
-        if done > 0 && first.is_none() {
-            first = Some(started.elapsed());
-        }
-        if done >= wanted {
-            let all = started.elapsed();
-            return Ok(Recovery { first: first.unwrap_or(all), all });
-        }
-        for manager in managers.iter_mut() {
-            manager.check_running()?;
-        }
-        if Instant::now() > deadline {
-            bail!("{done} of {wanted} Deployments reached {replicas} replicas in {timeout:?}");
-        }
-        tokio::time::sleep(POLL).await;
-    }
+    converge("resize", started, timeout, POLL, managers, || async {
+        Ok((deployed(deployments, replicas).await?.len(), wanted))
+    })
+    .await
 }
 
 /// Starts an API server with `options`, installs the operator's CRDs, grants the manager's
@@ -287,9 +284,12 @@ async fn phases(
     manager: &mut Manager,
 ) -> anyhow::Result<(Duration, Duration, Duration, f64)> {
     let resource = operator.resource();
+    let view = View::watch(client, &resource).await?;
     let objects: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
     let names = object_names(scenario.objects);
+    let wanted = scenario.objects;
+    let timeout = scenario.timeout;
 
     let started = Instant::now();
     concurrently(&names, |name| {
@@ -300,20 +300,12 @@ async fn phases(
         async move { objects.create(&PostParams::default(), &object).await.map(drop) }
     })
     .await?;
-    converge("create", scenario.timeout, manager, || async {
-        let available: BTreeSet<String> = objects
-            .list(&ListParams::default())
-            .await?
-            .items
-            .into_iter()
-            .filter(|o| has_condition(o, "Available"))
-            .filter_map(|o| o.metadata.name)
-            .collect();
-        let deployed = deployed(&deployments, 1, &BTreeSet::new()).await?;
-        Ok((deployed.intersection(&available).count(), scenario.objects))
+    let create = converge("create", started, timeout, WATCHED, &mut [&mut *manager], || async {
+        let available = view.with_condition("Available");
+        Ok((view.deployed(1, &BTreeSet::new()).intersection(&available).count(), wanted))
     })
-    .await?;
-    let create = started.elapsed();
+    .await?
+    .all;
 
     let started = Instant::now();
     concurrently(&names, |name| {
@@ -322,21 +314,20 @@ async fn phases(
         async move { objects.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(drop) }
     })
     .await?;
-    converge("resize", scenario.timeout, manager, || async {
-        Ok((deployed(&deployments, 2, &BTreeSet::new()).await?.len(), scenario.objects))
+    let resize = converge("resize", started, timeout, WATCHED, &mut [&mut *manager], || async {
+        Ok((view.deployed(2, &BTreeSet::new()).len(), wanted))
     })
-    .await?;
-    let resize = started.elapsed();
+    .await?
+    .all;
 
-    let before: BTreeSet<String> =
-        deployments.list(&ListParams::default()).await?.items.into_iter().filter_map(|d| d.metadata.uid).collect();
+    let before = view.deployment_uids();
     let started = Instant::now();
     deployments.delete_collection(&DeleteParams::background(), &ListParams::default()).await?;
-    converge("heal", scenario.timeout, manager, || async {
-        Ok((deployed(&deployments, 2, &before).await?.len(), scenario.objects))
+    let heal = converge("heal", started, timeout, WATCHED, &mut [&mut *manager], || async {
+        Ok((view.deployed(2, &before).len(), wanted))
     })
-    .await?;
-    let heal = started.elapsed();
+    .await?
+    .all;
 
     let busy = manager.cpu_seconds()?;
     tokio::time::sleep(scenario.idle).await;
@@ -359,46 +350,57 @@ where
     Ok(())
 }
 
-/// Polls `count` (done, wanted) until done reaches wanted.
-async fn converge<F, Fut>(phase: &str, timeout: Duration, manager: &mut Manager, count: F) -> anyhow::Result<()>
+/// Calls `count`, which gives (done, wanted), every `every` until done reaches wanted: when
+/// done was first above zero, and when it reached wanted, counted from `started`. `managers`
+/// must keep running.
+///
+/// # Errors
+/// `count`'s, a manager that exited, or `timeout` passed (saying how many of `phase`'s objects
+/// converged).
+async fn converge<F, Fut>(
+    phase: &str,
+    started: Instant,
+    timeout: Duration,
+    every: Duration,
+    managers: &mut [&mut Manager],
+    count: F,
+) -> anyhow::Result<Recovery>
 where
     F: Fn() -> Fut,
     Fut: Future<Output = anyhow::Result<(usize, usize)>>,
 {
-    let deadline = Instant::now() + timeout;
+    let deadline = started + timeout;
+    let mut first = None;
     loop {
         let (done, wanted) = count().await?;
-        if done >= wanted {
-            return Ok(());
+        if done > 0 && first.is_none() {
+            first = Some(started.elapsed());
         }
-        manager.check_running()?;
+        if done >= wanted {
+            let all = started.elapsed();
+            return Ok(Recovery { first: first.unwrap_or(all), all });
+        }
+        for manager in managers.iter_mut() {
+            manager.check_running()?;
+        }
         if Instant::now() > deadline {
             bail!("{phase}: {done} of {wanted} objects converged in {timeout:?}");
         }
-        tokio::time::sleep(POLL).await;
+        tokio::time::sleep(every).await;
     }
 }
 
-/// The names of the Deployments with `replicas` and a uid not in `old` (an object's Deployment
-/// has the object's name, in both operators).
-async fn deployed(
-    deployments: &Api<Deployment>,
-    replicas: i32,
-    old: &BTreeSet<String>,
-) -> anyhow::Result<BTreeSet<String>> {
+/// The names of the Deployments with `replicas`, listed (an object's Deployment has the
+/// object's name, in both operators).
+async fn deployed(deployments: &Api<Deployment>, replicas: i32) -> anyhow::Result<BTreeSet<String>> {
     let list = deployments.list(&ListParams::default()).await?;
     Ok(list
         .items
         .into_iter()
         .filter(|d| d.spec.replicas == Some(replicas))
-        .filter(|d| d.metadata.uid.as_ref().is_some_and(|uid| !old.contains(uid)))
         .filter_map(|d| d.metadata.name)
         .filter(|name| name.starts_with("bench-"))
         .collect())
-}
-
-fn has_condition(object: &DynamicObject, type_: &str) -> bool {
-    object.data["status"]["conditions"].as_array().is_some_and(|c| c.iter().any(|c| c["type"] == type_))
 }
 
 /// Binds the manager's ServiceAccount to `cluster-admin`: both operators get every permission,
