@@ -223,7 +223,7 @@ if want generate; then
   mkdir -p "$g/src/bin"
   cat >"$g/src/bin/crdgen.rs" <<'EOF'
 //! The kube-rs convention: `cargo run --bin crdgen > crds.yaml`, in the controllers' crate.
-use kube::CustomResourceExt;
+use rop::kube::CustomResourceExt;
 
 fn main() {
     let crds = [
