@@ -40,9 +40,11 @@ use serde_json::{Value, json};
 
 mod faults;
 mod view;
+mod writes;
 
 pub use faults::{Downtimes, FaultReport, Recovery, run_faults};
 use view::View;
+pub use writes::{WriteCost, run_writes};
 
 /// The namespace the objects live in.
 const NAMESPACE: &str = "default";

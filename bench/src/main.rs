@@ -10,15 +10,23 @@
 //!
 //! `--scenario faults` runs the fault benchmark (`rop_operator_bench::run_faults`) instead of
 //! create, resize, heal, idle and restart.
+//!
+//! ```text
+//! rop-operator-bench --scenario writes --objects 500 [--concurrency 16]
+//! ```
+//!
+//! measures what one write of a Deployment costs the API server, by method
+//! (`rop_operator_bench::run_writes`), and prints a JSON line per method.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rop_operator_bench::{Downtimes, Operator, Scenario, run, run_faults};
+use rop_operator_bench::{Downtimes, Operator, Scenario, run, run_faults, run_writes};
 
 fn main() -> anyhow::Result<()> {
-    let mut flags = std::collections::HashMap::new();
+    let mut flags = HashMap::new();
     let mut manager_args = Vec::new();
     let mut env = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -35,6 +43,9 @@ fn main() -> anyhow::Result<()> {
         } else {
             flags.insert(name.to_string(), value);
         }
+    }
+    if flags.get("scenario").is_some_and(|scenario| scenario == "writes") {
+        return writes(flags);
     }
     let mut take = |name: &str| flags.remove(name).with_context(|| format!("--{name} is required"));
     let seconds = |value: String, name: &str| -> anyhow::Result<Duration> {
@@ -72,5 +83,23 @@ fn main() -> anyhow::Result<()> {
         run(&operator, &scenario)?.to_json()
     };
     println!("{report}");
+    Ok(())
+}
+
+/// `--scenario writes`: a JSON line per write method.
+fn writes(mut flags: HashMap<String, String>) -> anyhow::Result<()> {
+    flags.remove("scenario");
+    let objects =
+        flags.remove("objects").context("--objects is required")?.parse().context("--objects takes a number")?;
+    let concurrency = match flags.remove("concurrency") {
+        Some(value) => value.parse().context("--concurrency takes a number")?,
+        None => 16,
+    };
+    if let Some(unknown) = flags.keys().next() {
+        bail!("unknown flag --{unknown} (--scenario writes takes --objects and --concurrency)");
+    }
+    for cost in run_writes(objects, concurrency)? {
+        println!("{}", cost.to_json());
+    }
     Ok(())
 }
