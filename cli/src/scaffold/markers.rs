@@ -80,16 +80,12 @@ pub fn same_code(a: &str, b: &str) -> bool {
 /// The code of `text` without layout: no white space, and no comma just before a closing
 /// bracket (rustfmt adds those when it wraps a call over several lines).
 fn normalized(text: &str) -> String {
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let mut out = String::with_capacity(compact.len());
-    let mut chars = compact.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ',' && matches!(chars.peek(), Some(')' | ']' | '}')) {
-            continue;
-        }
-        out.push(c);
+    let mut normalized = Normalizer::default();
+    normalized.push(&text.chars().filter(|c| !c.is_whitespace()).collect::<String>());
+    if normalized.comma {
+        normalized.out.push(',');
     }
-    out
+    normalized.out
 }
 
 /// The lines `start..end` of `lines` that hold `block`: the same lines ignoring surrounding
@@ -106,22 +102,54 @@ fn find_block(lines: &[&str], block: &[&str]) -> Option<(usize, usize)> {
     if wanted.is_empty() {
         return None;
     }
+    let compact: Vec<String> = lines.iter().map(|line| line.chars().filter(|c| !c.is_whitespace()).collect()).collect();
     for start in 0..lines.len() {
-        let mut window = String::new();
-        for (end, line) in lines.iter().enumerate().skip(start) {
-            window.push_str(line);
-            window.push('\n');
-            let have = normalized(&window);
-            if have == wanted {
+        let mut window = Normalizer::default();
+        for (end, line) in compact.iter().enumerate().skip(start) {
+            window.push(line);
+            if window.is(&wanted) {
                 return Some((start, end + 1));
             }
-            // One more character than wanted can still be a comma the next line drops.
-            if have.len() > wanted.len() + 1 {
+            // What the window holds stays its prefix whatever lines follow.
+            if !wanted.starts_with(&window.out) {
                 break;
             }
         }
     }
     None
+}
+
+/// [`normalized`] of lines added one at a time (each already without white space), so that a
+/// window of lines grows without being normalized again from its start.
+#[derive(Default)]
+struct Normalizer {
+    /// The normalized text so far, without a comma that the next character may still drop.
+    out: String,
+    /// A comma was the last character: dropped if a closing bracket follows.
+    comma: bool,
+}
+
+impl Normalizer {
+    fn push(&mut self, compact: &str) {
+        for c in compact.chars() {
+            if std::mem::take(&mut self.comma) && !matches!(c, ')' | ']' | '}') {
+                self.out.push(',');
+            }
+            if c == ',' {
+                self.comma = true;
+            } else {
+                self.out.push(c);
+            }
+        }
+    }
+
+    /// Whether the lines pushed normalize to `wanted` (a comma at the end stays).
+    fn is(&self, wanted: &str) -> bool {
+        match wanted.strip_suffix(',') {
+            Some(head) if self.comma => self.out == head,
+            _ => !self.comma && self.out == wanted,
+        }
+    }
 }
 
 /// Where the single line `line` goes among the lines just above `marker` (the marker's own
