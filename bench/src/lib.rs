@@ -509,14 +509,7 @@ impl Manager {
 
     /// User and system CPU seconds so far (`/proc/<pid>/stat`).
     fn cpu_seconds(&self) -> anyhow::Result<f64> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))?;
-        // The fields after the command name, which is in parentheses and may hold spaces.
-        let fields: Vec<&str> =
-            stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default().split_whitespace().collect();
-        let ticks: u64 = fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
-        // SAFETY: sysconf has no preconditions.
-        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-        Ok(ticks as f64 / per_second)
+        process_cpu_seconds(self.child.id())
     }
 
     /// `VmHWM` and `VmRSS` of `/proc/<pid>/status`, KiB.
@@ -568,6 +561,18 @@ impl Manager {
         let lines: Vec<&str> = text.lines().collect();
         format!("the manager's last output:\n{}", lines[lines.len().saturating_sub(30)..].join("\n"))
     }
+}
+
+/// User and system CPU seconds of process `pid` so far (`/proc/<pid>/stat`).
+fn process_cpu_seconds(pid: u32) -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default().split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    Ok(ticks as f64 / per_second)
 }
 
 impl Drop for Manager {

@@ -17,7 +17,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use super::{NAMESPACE, object_names};
+use super::{NAMESPACE, object_names, process_cpu_seconds};
 
 /// The field manager of the applies.
 const FIELD_MANAGER: &str = "bench";
@@ -184,19 +184,15 @@ fn desired(name: &str, replicas: i32) -> Value {
 /// `dir` (the test environment's folder, in their flags), from `/proc/<pid>/stat`.
 fn cpu_seconds(dir: &Path, command: &str) -> anyhow::Result<f64> {
     let dir = dir.to_string_lossy();
-    // SAFETY: sysconf has no preconditions.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    let mut ticks = 0u64;
+    let mut seconds = 0.0;
     for entry in std::fs::read_dir("/proc")?.flatten() {
         let Ok(comm) = std::fs::read_to_string(entry.path().join("comm")) else { continue };
         let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
         if comm.trim() != command || !String::from_utf8_lossy(&cmdline).contains(dir.as_ref()) {
             continue;
         }
-        let stat = std::fs::read_to_string(entry.path().join("stat"))?;
-        let fields: Vec<&str> =
-            stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default().split_whitespace().collect();
-        ticks += fields[11].parse::<u64>()? + fields[12].parse::<u64>()?;
+        let Some(pid) = entry.file_name().to_str().and_then(|pid| pid.parse().ok()) else { continue };
+        seconds += process_cpu_seconds(pid)?;
     }
-    Ok(ticks as f64 / per_second)
+    Ok(seconds)
 }
