@@ -6,7 +6,7 @@
 //! the object changes; a watched Secret reconciles the objects that name it. A reconciler
 //! without cleanup puts no finalizer on its objects and removes one left from before. A
 //! controller for a built-in kind (v1 ServiceAccount) runs with only the RBAC rules its marker
-//! type gives.
+//! type gives. Two controllers that own ConfigMaps share one watch of them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -197,8 +197,18 @@ fn start<R: Reconciler>(
     client: &Client,
     reconciler: R,
 ) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<Result<(), rop::manager::Error>>, Metrics) {
+    start_with(client, |manager| {
+        manager.add_controller(reconciler);
+    })
+}
+
+/// Runs a manager with the controllers `add` adds, as [`start`] does.
+fn start_with(
+    client: &Client,
+    add: impl FnOnce(&mut Manager),
+) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<Result<(), rop::manager::Error>>, Metrics) {
     let mut manager = Manager::with_client("runtime-test", Options::for_tests(), client.clone());
-    manager.add_controller(reconciler);
+    add(&mut manager);
     let metrics = manager.metrics().clone();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = tokio::spawn(manager.run_until(async {
@@ -482,19 +492,50 @@ fn each_write_is_made_once() {
         stop.send(()).unwrap();
         running.await.unwrap().unwrap();
 
-        let user = format!(
-            "system:serviceaccount:{}:{}",
-            rop_testenv::MANAGER_NAMESPACE,
-            rop_testenv::MANAGER_SERVICE_ACCOUNT
-        );
-        let writes: Vec<_> = env
-            .requests_of(&user)
-            .unwrap()
-            .into_iter()
-            .filter(|((verb, _), _)| verb != "list" && verb != "watch")
-            .map(|((verb, resource), count)| format!("{verb} {resource}: {count}"))
-            .collect();
+        let writes = manager_requests(&env, |verb, _| verb != "list" && verb != "watch");
         assert_eq!(writes, ["patch configmaps: 1", "patch gadgets: 1", "patch gadgets/status: 1"]);
+    });
+}
+
+#[test]
+fn controllers_that_own_a_kind_share_its_watch() {
+    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else {
+        return;
+    };
+    env.block_on(async {
+        let client = env.client();
+        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
+        let rules = [Gadget::rbac_rules(), ServiceAccountV1::rbac_rules()].concat();
+        let as_manager = client_with_rules(&env, &rules).await;
+        let (stop, running, metrics) = start_with(&as_manager, |manager| {
+            manager.add_controller(Gadgets::default()).add_controller(Accounts::default());
+        });
+
+        // Both controllers own ConfigMaps: each gets its own, and gets it back when deleted.
+        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+        let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), "default");
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        gadgets.create(&PostParams::default(), &gadget("shared")).await.unwrap();
+        let sharer = ServiceAccount {
+            metadata: ObjectMeta { name: Some("sharer".into()), ..ObjectMeta::default() },
+            ..ServiceAccount::default()
+        };
+        accounts.create(&PostParams::default(), &sharer).await.unwrap();
+        for name in ["shared", "sharer-info"] {
+            let uid = wait_for(&config_maps, name, |_| true).await.metadata.uid;
+            config_maps.delete(name, &DeleteParams::default()).await.unwrap();
+            wait_for(&config_maps, name, |c| c.metadata.uid.is_some() && c.metadata.uid != uid).await;
+        }
+        // The gadget's controller sees the ConfigMap the other one controls, in the shared cache.
+        gadgets.create(&PostParams::default(), &gadget("sharer-info")).await.unwrap();
+        let refused = ErrorLabels { controller: "gadget".into(), reason: "already_exists" };
+        wait_until("the taken name refused", || metrics.reconcile_errors.get_or_create(&refused).get() >= 1).await;
+        stop.send(()).unwrap();
+        running.await.unwrap().unwrap();
+
+        let reads =
+            manager_requests(&env, |verb, resource| (verb == "list" || verb == "watch") && resource == "configmaps");
+        assert_eq!(reads, ["list configmaps: 1", "watch configmaps: 1"], "one watch for both controllers");
     });
 }
 
@@ -537,6 +578,19 @@ fn a_builtin_kind_controller_runs_with_the_rules_of_its_marker() {
         stop.send(()).unwrap();
         running.await.unwrap().unwrap();
     });
+}
+
+/// The requests of the manager's service account that `keep` keeps (by verb and resource), as
+/// `<verb> <resource>: <count>`.
+fn manager_requests(env: &TestEnv, keep: impl Fn(&str, &str) -> bool) -> Vec<String> {
+    let user =
+        format!("system:serviceaccount:{}:{}", rop_testenv::MANAGER_NAMESPACE, rop_testenv::MANAGER_SERVICE_ACCOUNT);
+    env.requests_of(&user)
+        .unwrap()
+        .into_iter()
+        .filter(|((verb, resource), _)| keep(verb, resource))
+        .map(|((verb, resource), count)| format!("{verb} {resource}: {count}"))
+        .collect()
 }
 
 /// A client of the manager's service account, bound to a `manager-role` with only `rules`, as

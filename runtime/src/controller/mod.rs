@@ -9,7 +9,8 @@
 //! - it watches the kind, and the kinds its `#[rop(owns(...))]` and `#[rop(watches(...))]`
 //!   attributes name (a change to an owned object reconciles its owner; a change to a watched
 //!   one reconciles the objects [`Reconciler::map_watched`] names), in `WATCH_NAMESPACE` when
-//!   the manager has one;
+//!   the manager has one; the controllers of a manager share one metadata-only watch and
+//!   cache of each owned or watched kind ([`RelatedWatches`]);
 //! - each watch retries by itself after an error: at once after `410 Gone` (a restarted API
 //!   server's answer to an old resource version), else after a pause of 200 ms doubling to 5 s
 //!   (1 s while the server answers that it is busy, 30 s while it refuses the request with a
@@ -69,6 +70,7 @@ mod relist;
 mod retry;
 mod run;
 mod scope;
+mod shared;
 mod stalled;
 mod watched;
 mod written;
@@ -86,8 +88,9 @@ pub use context::Context;
 pub use error::{Error, Terminal, error_chain, error_reason, is_terminal};
 pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
-pub use run::{RunOptions, run};
+pub use run::{RunOptions, run, start};
 pub use scope::{Kind, KindObject, KindScope, ObjectOf};
+pub use shared::RelatedWatches;
 pub use watched::{Cache, Watched};
 
 /// The passes of one controller that run at once unless its reconciler says otherwise

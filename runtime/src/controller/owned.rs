@@ -1,5 +1,5 @@
 //! What a controller knows of the objects it owns and watches: their metadata, from the watches
-//! that reconcile their owners, and what its last apply of each one returned. An apply of the
+//! that reconcile their owners (shared with the manager's other controllers), and what its last apply of each one returned. An apply of the
 //! same object again, unchanged since (its `resourceVersion` in the watch is the one that apply
 //! returned), would change nothing, so it is not sent: that is the pass each of the
 //! controller's own writes to an owned object starts.
@@ -9,15 +9,14 @@ use std::sync::Mutex;
 
 use futures::Stream;
 use kube::api::{ApiResource, DynamicObject, PartialObjectMeta};
-use kube::runtime::reflector::{ObjectRef, Store, store::Writer};
-use kube::runtime::{WatchStreamExt, reflector, watcher};
+use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::changes::{OwnedChanges, SpecChanges};
-use super::relist::triggers;
-use super::retry::retrying;
+use super::shared::RelatedWatches;
 use super::written::fingerprint;
 
 /// The metadata of one related kind's objects, as the watch last saw them.
@@ -44,32 +43,24 @@ pub(crate) struct Owned {
 }
 
 impl Owned {
-    /// Watches the metadata of `resource`'s objects in `namespace` (all namespaces when
-    /// `None`), keeping them in a store; returns the stream of the objects whose `changes`
-    /// start a pass, for the controller to reconcile their owners (or the objects
-    /// `map_watched` names). Lists come from the API server's watch cache.
+    /// Follows the metadata of `resource`'s objects in `namespace` (all namespaces when
+    /// `None`) through the manager's shared watch of the kind (`related`), keeping its store;
+    /// returns the stream of the objects whose `changes` start a pass, for the controller to
+    /// reconcile their owners (or the objects `map_watched` names).
     pub(crate) fn watch(
         &mut self,
-        client: Client,
+        related: &RelatedWatches,
+        client: &Client,
         namespace: Option<&str>,
         resource: &ApiResource,
         changes: OwnedChanges,
     ) -> impl Stream<Item = Result<PartialObjectMeta<DynamicObject>, watcher::Error>> + Send + 'static + use<> {
-        let api: Api<PartialObjectMeta<DynamicObject>> = match namespace {
-            Some(ns) => Api::namespaced_with(client, ns, resource),
-            None => Api::all_with(client, resource),
-        };
-        let writer = Writer::new(resource.clone());
-        let reader = writer.as_reader();
-        let key = (resource.api_version.clone(), resource.kind.clone());
-        self.stores.insert(key, (resource.clone(), reader.clone()));
-        // Managed fields are most of an object's metadata, and nothing here reads them.
-        let watch =
-            watcher(api, watcher::Config::default().any_semantic()).modify(|o| o.metadata.managed_fields = None);
-        let watch = retrying(watch, resource.kind.clone());
         let mut spec_changes = SpecChanges::default();
         let passes = move |event: &_| changes == OwnedChanges::All || spec_changes.pass(event);
-        triggers(reflector(writer, watch), reader, resource.clone(), passes, true)
+        let (store, triggers) = related.subscribe(client, namespace, resource, Box::new(passes), true);
+        let key = (resource.api_version.clone(), resource.kind.clone());
+        self.stores.insert(key, (resource.clone(), store));
+        triggers
     }
 
     /// The object the last apply of `desired` returned, if the watch shows it unchanged since

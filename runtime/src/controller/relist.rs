@@ -38,7 +38,7 @@ where
     S: Stream<Item = Result<Event<K>, watcher::Error>>,
     F: FnMut(&Result<Event<K>, watcher::Error>) -> bool,
 {
-    let mut state = Triggers { store, dyntype, deletions, listing: None };
+    let mut state = Triggers::new(store, dyntype, deletions);
     events
         .map(move |event| {
             let passed = passes(&event);
@@ -47,8 +47,9 @@ where
         .flat_map(stream::iter)
 }
 
-/// What [`triggers`] keeps between events.
-struct Triggers<K: Lookup + 'static>
+/// What [`triggers`] keeps between events: one subscriber's share of a watch that several
+/// controllers follow (`super::shared`) keeps one too.
+pub(crate) struct Triggers<K: Lookup + 'static>
 where
     K::DynamicType: Eq + Hash + Clone,
 {
@@ -70,8 +71,14 @@ where
     K: Lookup + Clone + 'static,
     K::DynamicType: Eq + Hash + Clone,
 {
+    /// Before any event: `store` is the reflector's the events come from, `dyntype` the
+    /// kind's dynamic type; deletions are released when `deletions`.
+    pub(crate) fn new(store: Store<K>, dyntype: K::DynamicType, deletions: bool) -> Self {
+        Self { store, dyntype, deletions, listing: None }
+    }
+
     /// The triggers `event` releases; `passed`: whether the filter let it through.
-    fn step(&mut self, event: Result<Event<K>, watcher::Error>, passed: bool) -> Batch<K> {
+    pub(crate) fn step(&mut self, event: Result<Event<K>, watcher::Error>, passed: bool) -> Batch<K> {
         let event = match event {
             Ok(event) => event,
             Err(err) => return Batch::One(Some(Err(err))),
@@ -116,7 +123,7 @@ where
 
 /// The triggers one event releases. A finished list's are cloned from the store one at a
 /// time, as the controller takes them.
-enum Batch<K: Lookup + 'static>
+pub(crate) enum Batch<K: Lookup + 'static>
 where
     K::DynamicType: Eq + Hash + Clone,
 {

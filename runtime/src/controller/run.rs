@@ -23,6 +23,7 @@ use super::recovery;
 use super::relist::triggers;
 use super::retry::{NoPause, retrying};
 use super::scope::{self, ObjectOf};
+use super::shared::RelatedWatches;
 use super::watched::{Cache, Watched};
 use super::{Cleanup, Context, EventType, OwnedChanges, Reconciler, finalizer, stalled};
 use crate::ControllerTarget;
@@ -41,6 +42,10 @@ pub struct RunOptions {
     /// `true`, and reconciles every cached object when it turns `true`: a new leader needs no
     /// initial list.
     pub leading: Option<tokio::sync::watch::Receiver<bool>>,
+    /// The watches of owned and watched kinds, shared by every controller given a clone: the
+    /// manager gives all of its controllers one, so that a kind two of them own is watched
+    /// and kept in memory once.
+    pub related: RelatedWatches,
 }
 
 /// `stream`, left out while `leading` holds `false`: its objects are in the caches already,
@@ -98,7 +103,8 @@ impl Every {
 }
 
 /// Runs the controller of `reconciler` until `shutdown` completes, then lets the passes that
-/// are running finish. The controller's name is the lower-cased kind.
+/// are running finish. The controller's name is the lower-cased kind. Runs the watches of
+/// `options.related` too: several controllers run together go through [`start`] instead.
 pub async fn run<R: Reconciler>(
     reconciler: R,
     client: Client,
@@ -106,6 +112,22 @@ pub async fn run<R: Reconciler>(
     options: RunOptions,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
+    let related = options.related.clone();
+    let controller = start(reconciler, client, metrics, options, shutdown);
+    futures::future::join(controller, related.run()).await;
+}
+
+/// The controller of [`run`], set up (its share of `options.related` subscribed) before this
+/// returns, without the shared watches: a caller running several controllers starts each,
+/// then runs the returned futures joined with `options.related.run()`, so that the watches
+/// start with all their controllers subscribed.
+pub fn start<R: Reconciler>(
+    reconciler: R,
+    client: Client,
+    metrics: Metrics,
+    options: RunOptions,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) -> impl Future<Output = ()> + Send + 'static {
     let definition = <R::Kind as ControllerTarget>::CONTROLLER;
     let name = definition.kind.to_lowercase();
     let namespace = options.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
@@ -147,13 +169,13 @@ pub async fn run<R: Reconciler>(
     };
     for related in definition.owns {
         let resource = resource(related);
-        let changes = owned.watch(client.clone(), namespace, &resource, R::owned_changes(related));
+        let changes = owned.watch(&options.related, &client, namespace, &resource, R::owned_changes(related));
         controller = controller.owns_stream_with(while_leading(changes, leading), resource);
     }
     let mut watched = Vec::new();
     for related in definition.watches {
         let resource = resource(related);
-        let changes = owned.watch(client.clone(), namespace, &resource, OwnedChanges::All);
+        let changes = owned.watch(&options.related, &client, namespace, &resource, OwnedChanges::All);
         watched.push((*related, while_leading(changes, leading), resource));
     }
 
@@ -171,20 +193,22 @@ pub async fn run<R: Reconciler>(
         let map = move |object| shared.reconciler.map_watched(&Watched::new(related, object), &cache);
         controller = controller.watches_stream_with(changes, map, resource);
     }
-    info!(controller = %name, concurrency = R::MAX_CONCURRENT_RECONCILES, "starting controller");
-    controller
-        .graceful_shutdown_on(shutdown)
-        .run(reconcile, error_policy, shared)
-        .for_each(|result| async move {
-            match result {
-                Ok((object, action)) => debug!(%object, ?action, "reconciled"),
-                // error_policy has logged it with the object, `retrying` a watch's error.
-                Err(controller::Error::ReconcilerFailed(..) | controller::Error::QueueError(_)) => {}
-                Err(err) => warn!(error = error_chain(&err), "controller error"),
-            }
-        })
-        .await;
-    info!(controller = %name, "controller stopped");
+    async move {
+        info!(controller = %name, concurrency = R::MAX_CONCURRENT_RECONCILES, "starting controller");
+        controller
+            .graceful_shutdown_on(shutdown)
+            .run(reconcile, error_policy, shared)
+            .for_each(|result| async move {
+                match result {
+                    Ok((object, action)) => debug!(%object, ?action, "reconciled"),
+                    // error_policy has logged it with the object, `retrying` a watch's error.
+                    Err(controller::Error::ReconcilerFailed(..) | controller::Error::QueueError(_)) => {}
+                    Err(err) => warn!(error = error_chain(&err), "controller error"),
+                }
+            })
+            .await;
+        info!(controller = %name, "controller stopped");
+    }
 }
 
 /// One pass over `object`, in a `reconcile` span that names it, counted in the metrics.

@@ -150,7 +150,7 @@ impl Manager {
     /// Adds the controller of `reconciler`'s kind.
     pub fn add_controller<R: Reconciler>(&mut self, reconciler: R) -> &mut Self {
         self.controllers.push(Box::new(move |client, metrics, options, shutdown| {
-            Box::pin(controller::run(reconciler, client, metrics, options, shutdown.cancelled_owned()))
+            Box::pin(controller::start(reconciler, client, metrics, options, shutdown.cancelled_owned()))
         }));
         self
     }
@@ -281,12 +281,19 @@ impl Controllers<'_> {
             shutdown.cancelled().await;
             return;
         }
-        let options = RunOptions { watch_namespace: self.options.watch_namespace().map(String::from), leading };
-        let running = futures::future::join_all(
+        // One watch per owned or watched kind for all controllers: each controller subscribes
+        // when started below, and the watches run with them once all have.
+        let options = RunOptions {
+            watch_namespace: self.options.watch_namespace().map(String::from),
+            leading,
+            related: controller::RelatedWatches::default(),
+        };
+        let controllers = futures::future::join_all(
             self.controllers
                 .into_iter()
                 .map(|start| start(self.client.clone(), self.metrics.clone(), options.clone(), shutdown.clone())),
         );
+        let running = futures::future::join(controllers, options.related.run());
         // A controller whose first list never succeeded (API server unreachable, CRD not
         // installed) does not stop by itself: give up on it after a while.
         let deadline = async {
