@@ -196,7 +196,10 @@ impl TestEnv {
             apiserver
                 .arg(arg("--audit-policy-file=", &policy))
                 .arg(arg("--audit-log-path=", &work.join(AUDIT_LOG)))
-                .arg("--audit-log-format=json");
+                .arg("--audit-log-format=json")
+                // Never rotated: its size limit (in MB) is 100 when left at 0, the log of a
+                // benchmark run at 10,000 objects is larger, and the readers below read one file.
+                .arg("--audit-log-maxsize=1000000");
         }
         let mut webhook_client_ca = None;
         if options.webhook_client_certificate {
