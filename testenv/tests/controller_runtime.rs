@@ -526,7 +526,7 @@ fn controllers_that_own_a_kind_share_its_watch() {
             config_maps.delete(name, &DeleteParams::default()).await.unwrap();
             wait_for(&config_maps, name, |c| c.metadata.uid.is_some() && c.metadata.uid != uid).await;
         }
-        // The gadget's controller sees the ConfigMap the other one controls, in the shared cache.
+        // The gadget's controller still sees the ConfigMap the other one controls.
         gadgets.create(&PostParams::default(), &gadget("sharer-info")).await.unwrap();
         let refused = ErrorLabels { controller: "gadget".into(), reason: "already_exists" };
         wait_until("the taken name refused", || metrics.reconcile_errors.get_or_create(&refused).get() >= 1).await;

@@ -42,9 +42,9 @@ pub struct RunOptions {
     /// `true`, and reconciles every cached object when it turns `true`: a new leader needs no
     /// initial list.
     pub leading: Option<tokio::sync::watch::Receiver<bool>>,
-    /// The watches of owned and watched kinds, shared by every controller given a clone: the
-    /// manager gives all of its controllers one, so that a kind two of them own is watched
-    /// and kept in memory once.
+    /// The watches of owned and watched kinds, shared by the controllers [`start`]ed with clones
+    /// of it and run joined with its `run()`: the manager gives all of its controllers one, so
+    /// that a kind two of them own is watched and kept in memory once.
     pub related: RelatedWatches,
 }
 
@@ -103,8 +103,9 @@ impl Every {
 }
 
 /// Runs the controller of `reconciler` until `shutdown` completes, then lets the passes that
-/// are running finish. The controller's name is the lower-cased kind. Runs the watches of
-/// `options.related` too: several controllers run together go through [`start`] instead.
+/// are running finish. The controller's name is the lower-cased kind. Its watches are its own
+/// (`options.related` is not used): controllers that share theirs are started with [`start`]
+/// and run joined with one `RelatedWatches::run`, as the manager does.
 pub async fn run<R: Reconciler>(
     reconciler: R,
     client: Client,
@@ -112,7 +113,8 @@ pub async fn run<R: Reconciler>(
     options: RunOptions,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let related = options.related.clone();
+    let related = RelatedWatches::default();
+    let options = RunOptions { related: related.clone(), ..options };
     let controller = start(reconciler, client, metrics, options, shutdown);
     futures::future::join(controller, related.run()).await;
 }

@@ -10,9 +10,10 @@
 //!
 //! The watches run in the task of whoever runs the controllers ([`RelatedWatches::run`], joined
 //! with them), not in a task of their own: the events are then taken on the thread that takes
-//! the controllers' own, as with a watch per controller. A controller that asks for a kind
-//! after the watches have started (none does within a manager: every controller subscribes
-//! before any runs) gets a watch of its own, since the shared one's past events are gone.
+//! the controllers' own, as with a watch per controller. A controller that subscribes after
+//! the watches have started (none does within a manager: every controller subscribes before
+//! any runs) gets watches of its own, started when its stream is first polled: the shared
+//! ones' past events are gone.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -48,13 +49,21 @@ type Key = (String, String, Option<String>);
 /// empty set (what a controller run on its own gets).
 #[derive(Clone, Default)]
 pub struct RelatedWatches {
-    watches: Arc<Mutex<HashMap<Key, Arc<Mutex<Shared>>>>>,
+    registry: Arc<Mutex<Registry>>,
+}
+
+/// The shared watches, and whether [`RelatedWatches::run`] has taken them.
+#[derive(Default)]
+struct Registry {
+    watches: HashMap<Key, Arc<Mutex<Shared>>>,
+    running: bool,
 }
 
 impl fmt::Debug for RelatedWatches {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let watches = self.watches.lock().unwrap_or_else(PoisonError::into_inner);
-        f.debug_struct("RelatedWatches").field("kinds", &watches.keys().collect::<Vec<_>>()).finish()
+        let registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+        let kinds: Vec<_> = registry.watches.keys().collect();
+        f.debug_struct("RelatedWatches").field("kinds", &kinds).field("running", &registry.running).finish()
     }
 }
 
@@ -77,9 +86,9 @@ struct Subscriber {
     passes: Filter,
     triggers: Triggers<Meta>,
     /// Each event's triggers, taken one at a time by the controller: a list's are cloned from
-    /// the store only then, not all at once when the list ends. Bounded: a controller running
-    /// as many passes as it may takes no triggers, and the watch waits for it rather than
-    /// piling up copies of what it sends (a watch of its own would not be read meanwhile).
+    /// the store only then, not all at once when the list ends. Bounded: a controller that
+    /// stops taking triggers (one shutting down while its last passes finish) holds the watch
+    /// back, as it held back a watch of its own, rather than piling up copies of each event.
     sender: mpsc::Sender<Batch<Meta>>,
 }
 
@@ -113,13 +122,14 @@ impl RelatedWatches {
             pending.subscribers.push(Subscriber { passes, triggers, sender });
             Some(store)
         };
-        let mut watches = self.watches.lock().unwrap_or_else(PoisonError::into_inner);
-        let shared = watches.entry(key).or_insert_with(|| Shared::new(client, namespace, resource)).clone();
-        drop(watches);
+        let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+        let shared = (!registry.running)
+            .then(|| registry.watches.entry(key).or_insert_with(|| Shared::new(client, namespace, resource)).clone());
+        drop(registry);
         let triggered = move |mut receiver: mpsc::Receiver<Batch<Meta>>| {
             stream::poll_fn(move |cx| receiver.poll_recv(cx)).flat_map(stream::iter)
         };
-        if let Some(store) = join(&shared) {
+        if let Some(store) = shared.as_ref().and_then(&mut join) {
             return (store, triggered(receiver).left_stream());
         }
         debug!(kind = %resource.kind, "watch already started, following a watch of its own");
@@ -138,8 +148,10 @@ impl RelatedWatches {
     /// A second call runs none (the first has taken them).
     pub async fn run(&self) {
         let pending: Vec<Pending> = {
-            let watches = self.watches.lock().unwrap_or_else(PoisonError::into_inner);
-            watches
+            let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+            registry.running = true;
+            registry
+                .watches
                 .values()
                 .filter_map(|shared| shared.lock().unwrap_or_else(PoisonError::into_inner).pending.take())
                 .collect()
@@ -191,8 +203,11 @@ async fn fan_out(events: impl Stream<Item = WatchEvent>, mut subscribers: Vec<Su
         for subscriber in &mut subscribers {
             let passed = (subscriber.passes)(&event);
             let Ok(event) = &event else { continue };
-            // A subscriber whose controller stopped is dropped below.
-            let _ = subscriber.sender.send(subscriber.triggers.step(Ok(event.clone()), passed)).await;
+            let batch = subscriber.triggers.step(Ok(event.clone()), passed);
+            if !matches!(batch, Batch::One(None)) {
+                // A subscriber whose controller stopped is dropped below.
+                let _ = subscriber.sender.send(batch).await;
+            }
         }
         subscribers.retain(|subscriber| !subscriber.sender.is_closed());
     }
@@ -299,6 +314,30 @@ mod tests {
         }
         running.await.unwrap();
         assert_eq!(store.state().len(), BUFFERED + 4);
+    }
+
+    #[tokio::test]
+    async fn controllers_subscribed_before_the_run_share_a_watch_and_later_ones_get_their_own() {
+        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        let client = Client::try_from(config).unwrap();
+        let (resource, _, _) = deployments();
+        let related = RelatedWatches::default();
+        let subscribe = || related.subscribe(&client, Some("default"), &resource, Box::new(|_| true), true);
+        let (first, _first_triggers) = subscribe();
+        let (second, _second_triggers) = subscribe();
+        let subscribers = |related: &RelatedWatches| -> Vec<usize> {
+            let registry = related.registry.lock().unwrap();
+            let watches = registry.watches.values();
+            watches.map(|shared| shared.lock().unwrap().pending.as_ref().map_or(0, |p| p.subscribers.len())).collect()
+        };
+        assert_eq!(subscribers(&related), [2], "one watch, two subscribers");
+        assert!(first.state().is_empty() && second.state().is_empty());
+
+        // With nothing subscribed the run ends at once; a later subscriber gets a watch of its own.
+        let started = RelatedWatches::default();
+        started.run().await;
+        let (_, _own) = started.subscribe(&client, Some("default"), &resource, Box::new(|_| true), true);
+        assert_eq!(subscribers(&started), Vec::<usize>::new());
     }
 
     #[tokio::test]
