@@ -1,8 +1,8 @@
 //! What a controller knows of the objects it owns and watches: their metadata, from the watches
-//! that reconcile their owners (shared with the manager's other controllers), and what its last apply of each one returned. An apply of the
-//! same object again, unchanged since (its `resourceVersion` in the watch is the one that apply
-//! returned), would change nothing, so it is not sent: that is the pass each of the
-//! controller's own writes to an owned object starts.
+//! that reconcile their owners (shared with the manager's other controllers), and what its last
+//! apply of each one returned. An apply of the same object again, unchanged since (its
+//! `resourceVersion` in the watch is the one that apply returned), would change nothing, so it
+//! is not sent: that is the pass each of the controller's own writes to an owned object starts.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
