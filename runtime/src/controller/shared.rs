@@ -111,36 +111,30 @@ impl RelatedWatches {
         deletions: bool,
     ) -> (Store<Meta>, impl Stream<Item = Result<Meta, watcher::Error>> + Send + 'static + use<>) {
         let key = (resource.api_version.clone(), resource.kind.clone(), namespace.map(String::from));
-        let (sender, receiver) = mpsc::channel(BUFFERED);
-        let mut subscriber = Some((passes, sender));
-        let mut join = |shared: &Arc<Mutex<Shared>>| {
-            let mut locked = shared.lock().unwrap_or_else(PoisonError::into_inner);
-            let store = locked.store.clone();
-            let pending = locked.pending.as_mut()?;
-            let (passes, sender) = subscriber.take()?;
-            let triggers = Triggers::new(store.clone(), resource.clone(), deletions);
-            pending.subscribers.push(Subscriber { passes, triggers, sender });
-            Some(store)
+        let (sender, mut receiver) = mpsc::channel(BUFFERED);
+        let shared = {
+            let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+            (!registry.running).then(|| {
+                registry.watches.entry(key).or_insert_with(|| Shared::new(client, namespace, resource)).clone()
+            })
         };
-        let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
-        let shared = (!registry.running)
-            .then(|| registry.watches.entry(key).or_insert_with(|| Shared::new(client, namespace, resource)).clone());
-        drop(registry);
-        let triggered = move |mut receiver: mpsc::Receiver<Batch<Meta>>| {
-            stream::poll_fn(move |cx| receiver.poll_recv(cx)).flat_map(stream::iter)
-        };
-        if let Some(store) = shared.as_ref().and_then(&mut join) {
-            return (store, triggered(receiver).left_stream());
-        }
-        debug!(kind = %resource.kind, "watch already started, following a watch of its own");
-        let own = Shared::new(client, namespace, resource);
-        let store = join(&own).expect("a new watch has not started");
-        let start = stream::once(async move {
-            if let Some(pending) = own.lock().unwrap_or_else(PoisonError::into_inner).pending.take() {
-                tokio::spawn(pending.fan_out());
+        let joined = match &shared {
+            Some(shared) => {
+                shared.lock().unwrap_or_else(PoisonError::into_inner).join(resource, deletions, passes, sender)
             }
+            None => Err((passes, sender)),
+        };
+        let triggered = stream::poll_fn(move |cx| receiver.poll_recv(cx)).flat_map(stream::iter);
+        let (passes, sender) = match joined {
+            Ok(store) => return (store, triggered.left_stream()),
+            Err(subscriber) => subscriber,
+        };
+        debug!(kind = %resource.kind, "watch already started, following a watch of its own");
+        let (store, pending) = Shared::own(client, namespace, resource, deletions, passes, sender);
+        let start = stream::once(async move {
+            tokio::spawn(pending.fan_out());
         });
-        (store, start.filter_map(|()| std::future::ready(None)).chain(triggered(receiver)).right_stream())
+        (store, start.filter_map(|()| std::future::ready(None)).chain(triggered).right_stream())
     }
 
     /// Runs the watches subscribed so far until none of their subscribers is left (every
@@ -162,18 +156,68 @@ impl RelatedWatches {
 
 impl Shared {
     fn new(client: &Client, namespace: Option<&str>, resource: &ApiResource) -> Arc<Mutex<Self>> {
+        let (store, pending) = Pending::new(client, namespace, resource);
+        Arc::new(Mutex::new(Self { store, pending: Some(pending) }))
+    }
+
+    /// A watch of its own for one subscriber: its store, and the watch to start.
+    fn own(
+        client: &Client,
+        namespace: Option<&str>,
+        resource: &ApiResource,
+        deletions: bool,
+        passes: Filter,
+        sender: mpsc::Sender<Batch<Meta>>,
+    ) -> (Store<Meta>, Pending) {
+        let (store, mut pending) = Pending::new(client, namespace, resource);
+        pending.add(&store, resource, deletions, passes, sender);
+        (store, pending)
+    }
+
+    /// Adds a subscriber and returns the store, unless the watch has started: then hands the
+    /// subscriber back.
+    fn join(
+        &mut self,
+        resource: &ApiResource,
+        deletions: bool,
+        passes: Filter,
+        sender: mpsc::Sender<Batch<Meta>>,
+    ) -> Result<Store<Meta>, (Filter, mpsc::Sender<Batch<Meta>>)> {
+        match &mut self.pending {
+            Some(pending) => {
+                pending.add(&self.store, resource, deletions, passes, sender);
+                Ok(self.store.clone())
+            }
+            None => Err((passes, sender)),
+        }
+    }
+}
+
+impl Pending {
+    /// A watch of `resource`'s objects in `namespace` (all when `None`), and its store.
+    fn new(client: &Client, namespace: Option<&str>, resource: &ApiResource) -> (Store<Meta>, Self) {
         let api = match namespace {
             Some(ns) => Api::namespaced_with(client.clone(), ns, resource),
             None => Api::all_with(client.clone(), resource),
         };
         let writer = Writer::new(resource.clone());
         let store = writer.as_reader();
-        let pending = Pending { writer, api, kind: resource.kind.clone(), subscribers: Vec::new() };
-        Arc::new(Mutex::new(Self { store, pending: Some(pending) }))
+        (store, Self { writer, api, kind: resource.kind.clone(), subscribers: Vec::new() })
     }
-}
 
-impl Pending {
+    /// Adds a subscriber whose list view reads `store`.
+    fn add(
+        &mut self,
+        store: &Store<Meta>,
+        resource: &ApiResource,
+        deletions: bool,
+        passes: Filter,
+        sender: mpsc::Sender<Batch<Meta>>,
+    ) {
+        let triggers = Triggers::new(store.clone(), resource.clone(), deletions);
+        self.subscribers.push(Subscriber { passes, triggers, sender });
+    }
+
     /// The watch, handing its events to the subscribers until none is left.
     async fn fan_out(self) {
         // Managed fields are most of an object's metadata, and nothing here reads them; nor
