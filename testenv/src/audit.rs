@@ -55,6 +55,9 @@ pub struct Write {
     pub resource: String,
     /// The object's name (empty for a `create` the server named).
     pub name: String,
+    /// The path and query the request was sent to (the event's `requestURI`):
+    /// `/api/v1/namespaces/default/configmaps/sample?fieldManager=...`.
+    pub request_uri: String,
 }
 
 /// The writes of the audit log `text` that `user` made as impersonated user, each once, in
@@ -68,7 +71,8 @@ pub(crate) fn writes(text: &str, user: &str) -> Vec<Write> {
             }
             let received = event["requestReceivedTimestamp"].as_str()?.parse().ok()?;
             let name = event["objectRef"]["name"].as_str().unwrap_or_default().to_string();
-            Some(Write { received, verb: verb.into(), resource: resource(&event), name })
+            let request_uri = event["requestURI"].as_str().unwrap_or_default().to_string();
+            Some(Write { received, verb: verb.into(), resource: resource(&event), name, request_uri })
         })
         .collect();
     writes.sort_by_key(|write| write.received);
@@ -82,7 +86,8 @@ mod tests {
         let line = |id: &str, at: &str, verb: &str| {
             let reference = serde_json::json!({ "resource": "configmaps", "name": "sample" });
             let user = serde_json::json!({ "username": "replica" });
-            serde_json::json!({ "auditID": id, "requestReceivedTimestamp": at, "impersonatedUser": user, "verb": verb, "objectRef": reference })
+            let uri = format!("/api/v1/namespaces/default/configmaps/sample?request={id}");
+            serde_json::json!({ "auditID": id, "requestReceivedTimestamp": at, "impersonatedUser": user, "verb": verb, "objectRef": reference, "requestURI": uri })
                 .to_string()
         };
         let log = [
@@ -100,6 +105,7 @@ mod tests {
         );
         assert_eq!(writes[0].name, "sample");
         assert_eq!(writes[0].resource, "configmaps");
+        assert_eq!(writes[0].request_uri, "/api/v1/namespaces/default/configmaps/sample?request=2");
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct Options {
     /// certificate signed by a CA of its own, [`TestEnv::webhook_client_ca`]. (kube-apiserver
     /// presents none to CRD conversion webhooks.)
     pub webhook_client_certificate: bool,
+    /// kube-apiserver's feature gates to set, each `Name=true` or `Name=false`
+    /// (`--feature-gates`): to run against the features of an older or differently set up
+    /// cluster, `WatchList=false` as on Kubernetes 1.33. Empty (the default): none set.
+    pub feature_gates: Vec<String>,
 }
 
 /// A running etcd and kube-apiserver, and a client for them. Dropping it stops both
@@ -200,6 +204,9 @@ impl TestEnv {
                 // Never rotated: its size limit (in MB) is 100 when left at 0, the log of a
                 // benchmark run at 10,000 objects is larger, and the readers below read one file.
                 .arg("--audit-log-maxsize=1000000");
+        }
+        if !options.feature_gates.is_empty() {
+            apiserver.arg(format!("--feature-gates={}", options.feature_gates.join(",")));
         }
         let mut webhook_client_ca = None;
         if options.webhook_client_certificate {

@@ -494,6 +494,17 @@ fn each_write_is_made_once() {
 
         let writes = manager_requests(&env, |verb, _| verb != "list" && verb != "watch");
         assert_eq!(writes, ["patch configmaps: 1", "patch gadgets: 1", "patch gadgets/status: 1"]);
+        // The apply and the status write, made of typed values, ask the API server not to look
+        // for unknown fields (a second decoding of each); the finalizer's JSON patch keeps it.
+        let mut checked: Vec<_> = env
+            .writes_of(&manager_user())
+            .unwrap()
+            .into_iter()
+            .map(|w| (w.resource, w.request_uri.contains("fieldValidation=Ignore")))
+            .collect();
+        checked.sort();
+        let expected = [("configmaps", true), ("gadgets", false), ("gadgets/status", true)];
+        assert_eq!(checked, expected.map(|(resource, ignore)| (resource.to_string(), ignore)));
     });
 }
 
@@ -535,7 +546,45 @@ fn controllers_that_own_a_kind_share_its_watch() {
 
         let reads =
             manager_requests(&env, |verb, resource| (verb == "list" || verb == "watch") && resource == "configmaps");
-        assert_eq!(reads, ["list configmaps: 1", "watch configmaps: 1"], "one watch for both controllers");
+        assert_eq!(reads, ["watch configmaps: 1"], "one watch for both controllers, its list streamed");
+    });
+}
+
+/// On an API server without the WatchList feature (Kubernetes 1.33, or turned off), which
+/// refuses a watch that streams its list, each watch lists in pages instead, once refused.
+#[test]
+fn watches_list_in_pages_where_lists_cannot_be_streamed() {
+    let options =
+        rop_testenv::Options { audit_log: true, feature_gates: vec!["WatchList=false".into()], ..Default::default() };
+    let Some(env) = options.start_or_skip() else { return };
+    env.block_on(async {
+        let client = env.client();
+        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
+        let as_manager = client_with_rules(&env, &Gadget::rbac_rules()).await;
+        let (stop, running, _) = start(&as_manager, Gadgets::default());
+
+        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        gadgets.create(&PostParams::default(), &gadget("paged")).await.unwrap();
+        wait_for(&gadgets, "paged", |g| g.status.is_some()).await;
+        let uid = wait_for(&config_maps, "paged", |_| true).await.metadata.uid;
+        config_maps.delete("paged", &DeleteParams::default()).await.unwrap();
+        wait_for(&config_maps, "paged", |c| c.metadata.uid.is_some() && c.metadata.uid != uid).await;
+        stop.send(()).unwrap();
+        running.await.unwrap().unwrap();
+
+        let reads = manager_requests(&env, |verb, _| verb == "list" || verb == "watch");
+        // Each kind (gadgets, the owned ConfigMaps, the watched Secrets): the refused watch,
+        // then a list and the watch that follows it.
+        let expected = [
+            "list configmaps: 1",
+            "list gadgets: 1",
+            "list secrets: 1",
+            "watch configmaps: 2",
+            "watch gadgets: 2",
+            "watch secrets: 2",
+        ];
+        assert_eq!(reads, expected);
     });
 }
 
@@ -583,14 +632,17 @@ fn a_builtin_kind_controller_runs_with_the_rules_of_its_marker() {
 /// The requests of the manager's service account that `keep` keeps (by verb and resource), as
 /// `<verb> <resource>: <count>`.
 fn manager_requests(env: &TestEnv, keep: impl Fn(&str, &str) -> bool) -> Vec<String> {
-    let user =
-        format!("system:serviceaccount:{}:{}", rop_testenv::MANAGER_NAMESPACE, rop_testenv::MANAGER_SERVICE_ACCOUNT);
-    env.requests_of(&user)
+    env.requests_of(&manager_user())
         .unwrap()
         .into_iter()
         .filter(|((verb, resource), _)| keep(verb, resource))
         .map(|((verb, resource), count)| format!("{verb} {resource}: {count}"))
         .collect()
+}
+
+/// The user name the manager's requests carry: its service account's.
+fn manager_user() -> String {
+    format!("system:serviceaccount:{}:{}", rop_testenv::MANAGER_NAMESPACE, rop_testenv::MANAGER_SERVICE_ACCOUNT)
 }
 
 /// A client of the manager's service account, bound to a `manager-role` with only `rules`, as

@@ -63,6 +63,7 @@ mod context;
 mod error;
 mod finalizer;
 mod index;
+mod listing;
 pub mod metrics;
 mod owned;
 mod recovery;

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use futures::{Stream, StreamExt, TryStreamExt};
 use kube::api::ApiResource;
+use kube::runtime::WatchStreamExt;
 use kube::runtime::controller::{self, Action};
 use kube::runtime::reflector::{self, ObjectRef, reflector};
-use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 use tracing::{Instrument, debug, info, warn};
 
@@ -17,6 +17,7 @@ use super::backoff::Backoff;
 use super::changes::SpecChanges;
 use super::error::{Error, error_chain, error_reason, is_unreachable};
 use super::index::Index;
+use super::listing;
 use super::metrics::Metrics;
 use super::owned::Owned;
 use super::recovery;
@@ -134,12 +135,10 @@ pub fn start<R: Reconciler>(
     let name = definition.kind.to_lowercase();
     let namespace = options.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
     let objects: Api<Object<R>> = scope::api(client.clone(), namespace);
-    // Lists are served from the API server's watch cache, as client-go's reflectors do. Only
-    // changes a pass can act on start one (see `changed`).
+    // Only changes a pass can act on start one (see `changed`).
     let (reader, writer) = reflector::store();
     // Managed fields are left out of the cache: they are often half of an object's size.
-    let watch =
-        watcher(objects, watcher::Config::default().any_semantic()).modify(|o| o.meta_mut().managed_fields = None);
+    let watch = listing::watch(objects, definition.kind.to_string()).modify(|o| o.meta_mut().managed_fields = None);
     let watch = retrying(watch, definition.kind.to_string());
     let index = Arc::new(Index::new(R::index_keys));
     let indexing = index.clone();

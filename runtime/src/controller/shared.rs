@@ -29,6 +29,7 @@ use kube::{Api, Client};
 use tokio::sync::mpsc;
 use tracing::debug;
 
+use super::listing;
 use super::relist::{Batch, Triggers};
 use super::retry::retrying;
 
@@ -222,7 +223,7 @@ impl Pending {
     async fn fan_out(self) {
         // Managed fields are most of an object's metadata, and nothing here reads them; nor
         // the type of the metadata-only answer.
-        let watch = watcher(self.api, watcher::Config::default().any_semantic()).modify(|object| {
+        let watch = listing::watch(self.api, self.kind.clone()).modify(|object| {
             object.metadata.managed_fields = None;
             object.types = None;
         });
