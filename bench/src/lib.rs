@@ -116,6 +116,9 @@ pub struct Report {
     pub create: Duration,
     pub resize: Duration,
     pub heal: Duration,
+    /// User and system CPU time of the API server and etcd in the create, resize and heal
+    /// phases, in seconds: what each phase cost the server, the harness's requests included.
+    pub server_cpu_seconds: [f64; 3],
     /// User and system CPU time of the manager over the whole run, in seconds.
     pub cpu_seconds: f64,
     /// The part of it spent in the idle phase.
@@ -149,6 +152,9 @@ impl Report {
             "create_s": self.create.as_secs_f64(),
             "resize_s": self.resize.as_secs_f64(),
             "heal_s": self.heal.as_secs_f64(),
+            "server_cpu_create_s": self.server_cpu_seconds[0],
+            "server_cpu_resize_s": self.server_cpu_seconds[1],
+            "server_cpu_heal_s": self.server_cpu_seconds[2],
             "cpu_s": self.cpu_seconds,
             "idle_cpu_s": self.idle_cpu_seconds,
             "idle_s": self.idle.as_secs_f64(),
@@ -177,14 +183,15 @@ pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
     let mut manager = Manager::start(operator, &kubeconfig, env.dir())?;
     let result = env.block_on(async {
         manager.wait_ready(scenario.timeout).await?;
-        phases(operator, scenario, &client, &mut manager).await
+        phases(operator, scenario, &client, &mut manager, env.dir()).await
     });
     let measured = manager.stop();
     if let Some(keep) = &operator.log {
         std::fs::copy(&manager.log, keep)
             .with_context(|| format!("keeping the manager's output in {}", keep.display()))?;
     }
-    let (create, resize, heal, idle_cpu_seconds) = result.with_context(|| manager.log_tail())?;
+    let Phases { create, resize, heal, idle_cpu_seconds, server_cpu_seconds } =
+        result.with_context(|| manager.log_tail())?;
     let (cpu_seconds, peak_rss_kib, idle_rss_kib) = measured?;
     let user = format!("system:serviceaccount:{}:{}", MANAGER.0, MANAGER.1);
     let mut requests = BTreeMap::new();
@@ -198,6 +205,7 @@ pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
         create,
         resize,
         heal,
+        server_cpu_seconds,
         cpu_seconds,
         idle_cpu_seconds,
         idle: scenario.idle,
@@ -278,13 +286,25 @@ fn prepare(
     Ok((env, kubeconfig))
 }
 
-/// Create, resize, heal and idle; returns the three times and the idle CPU seconds.
+/// What [`phases`] measured.
+struct Phases {
+    create: Duration,
+    resize: Duration,
+    heal: Duration,
+    /// The manager's CPU seconds in the idle phase.
+    idle_cpu_seconds: f64,
+    /// The API server's and etcd's CPU seconds in the create, resize and heal phases.
+    server_cpu_seconds: [f64; 3],
+}
+
+/// Create, resize, heal and idle, against the test environment in `dir`.
 async fn phases(
     operator: &Operator,
     scenario: &Scenario,
     client: &kube::Client,
     manager: &mut Manager,
-) -> anyhow::Result<(Duration, Duration, Duration, f64)> {
+    dir: &Path,
+) -> anyhow::Result<Phases> {
     let resource = operator.resource();
     let view = View::watch(client, &resource).await?;
     let objects: Api<DynamicObject> = Api::namespaced_with(client.clone(), NAMESPACE, &resource);
@@ -293,6 +313,7 @@ async fn phases(
     let wanted = scenario.objects;
     let timeout = scenario.timeout;
 
+    let server_at_start = server_cpu_seconds(dir)?;
     let started = Instant::now();
     concurrently(&names, |name| {
         let object = DynamicObject::new(&name, &resource)
@@ -308,6 +329,7 @@ async fn phases(
     })
     .await?
     .all;
+    let server_after_create = server_cpu_seconds(dir)?;
 
     let started = Instant::now();
     concurrently(&names, |name| {
@@ -321,6 +343,7 @@ async fn phases(
     })
     .await?
     .all;
+    let server_after_resize = server_cpu_seconds(dir)?;
 
     let before = view.deployment_uids();
     let started = Instant::now();
@@ -330,11 +353,28 @@ async fn phases(
     })
     .await?
     .all;
+    let server_after_heal = server_cpu_seconds(dir)?;
 
     let busy = manager.cpu_seconds()?;
     tokio::time::sleep(scenario.idle).await;
     manager.check_running()?;
-    Ok((create, resize, heal, manager.cpu_seconds()? - busy))
+    Ok(Phases {
+        create,
+        resize,
+        heal,
+        idle_cpu_seconds: manager.cpu_seconds()? - busy,
+        server_cpu_seconds: [
+            server_after_create - server_at_start,
+            server_after_resize - server_after_create,
+            server_after_heal - server_after_resize,
+        ],
+    })
+}
+
+/// User and system CPU seconds so far of the API server and etcd of the test environment in
+/// `dir`.
+fn server_cpu_seconds(dir: &Path) -> anyhow::Result<f64> {
+    Ok(writes::cpu_seconds(dir, "kube-apiserver")? + writes::cpu_seconds(dir, "etcd")?)
 }
 
 /// The names of the benchmark's `count` objects (and of their Deployments).

@@ -74,6 +74,13 @@ pub fn run_writes(objects: usize, concurrency: usize) -> anyhow::Result<Vec<Writ
                 async move { api.patch(&name, &apply, &Patch::Apply(desired(&name, 2))).await.map(drop) }
             })
             .await?;
+        let ignoring = apply.clone().validation_ignore();
+        let applied_ignoring = timed
+            .write("apply-ignore", |name| {
+                let (api, apply) = (api.clone(), ignoring.clone());
+                async move { api.patch(&name, &apply, &Patch::Apply(desired(&name, 3))).await.map(drop) }
+            })
+            .await?;
         let stored: HashMap<String, Deployment> = api
             .list(&ListParams::default())
             .await?
@@ -84,7 +91,7 @@ pub fn run_writes(objects: usize, concurrency: usize) -> anyhow::Result<Vec<Writ
         let updated = timed
             .write("update", |name| {
                 let (api, mut deployment) = (api.clone(), stored[&name].clone());
-                deployment.spec.replicas = Some(3);
+                deployment.spec.replicas = Some(4);
                 async move { api.replace(&name, &PostParams::default(), &deployment).await.map(drop) }
             })
             .await?;
@@ -92,7 +99,7 @@ pub fn run_writes(objects: usize, concurrency: usize) -> anyhow::Result<Vec<Writ
             .write("merge-patch", |name| {
                 let api = api.clone();
                 async move {
-                    let patch = json!({ "spec": { "replicas": 4 } });
+                    let patch = json!({ "spec": { "replicas": 5 } });
                     api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await.map(drop)
                 }
             })
@@ -100,10 +107,10 @@ pub fn run_writes(objects: usize, concurrency: usize) -> anyhow::Result<Vec<Writ
         let unchanged = timed
             .write("apply-unchanged", |name| {
                 let (api, apply) = (api.clone(), apply.clone());
-                async move { api.patch(&name, &apply, &Patch::Apply(desired(&name, 4))).await.map(drop) }
+                async move { api.patch(&name, &apply, &Patch::Apply(desired(&name, 5))).await.map(drop) }
             })
             .await?;
-        Ok(vec![applied, updated, patched, unchanged])
+        Ok(vec![applied, applied_ignoring, updated, patched, unchanged])
     })
 }
 
@@ -182,7 +189,7 @@ fn desired(name: &str, replicas: i32) -> Value {
 
 /// User and system CPU seconds of the processes named `command` whose command line mentions
 /// `dir` (the test environment's folder, in their flags), from `/proc/<pid>/stat`.
-fn cpu_seconds(dir: &Path, command: &str) -> anyhow::Result<f64> {
+pub(crate) fn cpu_seconds(dir: &Path, command: &str) -> anyhow::Result<f64> {
     let dir = dir.to_string_lossy();
     let mut seconds = 0.0;
     for entry in std::fs::read_dir("/proc")?.flatten() {
