@@ -551,9 +551,9 @@ fn controllers_that_own_a_kind_share_its_watch() {
 }
 
 /// On an API server without the WatchList feature (Kubernetes 1.33, or turned off), which
-/// refuses a watch that streams its list, each watch lists in pages instead, once refused.
+/// refuses a watch that streams its list, each watch lists and then watches, once refused.
 #[test]
-fn watches_list_in_pages_where_lists_cannot_be_streamed() {
+fn watches_list_where_lists_cannot_be_streamed() {
     let options =
         rop_testenv::Options { audit_log: true, feature_gates: vec!["WatchList=false".into()], ..Default::default() };
     let Some(env) = options.start_or_skip() else { return };

@@ -101,10 +101,11 @@ impl<K: Kind> Context<K> {
     /// without a namespace, `owner`'s namespace. The apply forces conflicts: fields this
     /// controller managed and someone else changed are taken back, fields it never set are left
     /// alone, and an apply that changes nothing is not a write (the resourceVersion stays). It
-    /// is sent with `fieldValidation=Ignore`: `desired` is a typed value, and by default
-    /// (`Warn`) the API server decodes an apply a second time to look for unknown or duplicate
-    /// fields, a fifth of what the apply costs it (docs/benchmarks.md); an unknown field (a
-    /// Rust type newer than the installed CRD) is dropped either way, the warning unread. For
+    /// is sent with `fieldValidation=Ignore`: by default (`Warn`) the API server decodes an
+    /// apply a second time to look for duplicate keys, which serde's output never has, about a
+    /// fifth of the API server's CPU for the apply of a Deployment (docs/benchmarks.md). An
+    /// unknown field (a Rust type newer than the installed CRD) fails the apply either way
+    /// (`field not declared in schema`). For
     /// a kind in `#[rop(owns(...))]` or `watches(...)`, an apply of the same object the last one
     /// sent, while the watch shows it unchanged since, is not even sent: the object that apply
     /// returned is returned again.
@@ -155,7 +156,9 @@ impl<K: Kind> Context<K> {
     /// exactly that. Returns whether it wrote.
     ///
     /// The write is a JSON merge patch of the status subresource, sent with
-    /// `fieldValidation=Ignore` as [`Context::apply`] is.
+    /// `fieldValidation=Ignore`: the API server drops a field its schema does not have (a Rust
+    /// type newer than the installed CRD) either way, and the warning it would send otherwise
+    /// is never read.
     ///
     /// Build `status` from `object` and what was observed, with conditions set through
     /// [`crate::conditions::set`] (whose times only move when a condition's status does), so a

@@ -92,7 +92,10 @@ impl Owned {
         if last.resource_version != current || last.fingerprint != fingerprint(desired)? {
             return None;
         }
-        inflate(&last.object)
+        // Inflated without the lock, which the controller's other passes wait for.
+        let object = last.object.clone();
+        drop(applied);
+        inflate(&object)
     }
 
     /// Records that applying `desired` stored `stored`. Only kinds the controller watches are
@@ -111,8 +114,9 @@ impl Owned {
         if !self.stores.contains_key(&(key.0.clone(), key.1.clone())) {
             return;
         }
+        let object = deflate(&object);
         let mut applied = self.applied.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        applied.insert(key, Applied { fingerprint, resource_version, object: deflate(&object) });
+        applied.insert(key, Applied { fingerprint, resource_version, object });
         let watched: usize = self.stores.values().map(|(_, store)| store.len()).sum();
         if applied.len() > 2 * watched + 64 {
             applied.retain(|key, _| self.resource_version(key).is_some());
