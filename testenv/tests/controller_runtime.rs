@@ -478,8 +478,7 @@ fn each_write_is_made_once() {
     };
     env.block_on(async {
         let client = env.client();
-        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
-        let as_manager = client_with_rules(&env, &Gadget::rbac_rules()).await;
+        let as_manager = gadgets_as_manager(&env, &Gadget::rbac_rules()).await;
         let (stop, running, metrics) = start(&as_manager, Gadgets::default());
 
         let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
@@ -515,9 +514,8 @@ fn controllers_that_own_a_kind_share_its_watch() {
     };
     env.block_on(async {
         let client = env.client();
-        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
         let rules = [Gadget::rbac_rules(), ServiceAccountV1::rbac_rules()].concat();
-        let as_manager = client_with_rules(&env, &rules).await;
+        let as_manager = gadgets_as_manager(&env, &rules).await;
         let (stop, running, metrics) = start_with(&as_manager, |manager| {
             manager.add_controller(Gadgets::default()).add_controller(Accounts::default());
         });
@@ -559,8 +557,7 @@ fn watches_list_where_lists_cannot_be_streamed() {
     let Some(env) = options.start_or_skip() else { return };
     env.block_on(async {
         let client = env.client();
-        rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
-        let as_manager = client_with_rules(&env, &Gadget::rbac_rules()).await;
+        let as_manager = gadgets_as_manager(&env, &Gadget::rbac_rules()).await;
         let (stop, running, _) = start(&as_manager, Gadgets::default());
 
         let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
@@ -643,6 +640,13 @@ fn manager_requests(env: &TestEnv, keep: impl Fn(&str, &str) -> bool) -> Vec<Str
 /// The user name the manager's requests carry: its service account's.
 fn manager_user() -> String {
     format!("system:serviceaccount:{}:{}", rop_testenv::MANAGER_NAMESPACE, rop_testenv::MANAGER_SERVICE_ACCOUNT)
+}
+
+/// The Gadget CRD installed, a client of the manager's service account with only `rules`
+/// ([`client_with_rules`]).
+async fn gadgets_as_manager(env: &TestEnv, rules: &[rop::rbac::Rule]) -> Client {
+    rop_testenv::install_crd(&env.client(), &Gadget::custom_resource_definition()).await.unwrap();
+    client_with_rules(env, rules).await
 }
 
 /// A client of the manager's service account, bound to a `manager-role` with only `rules`, as

@@ -30,8 +30,7 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
     let what: Arc<str> = what.into();
-    let config = || watcher::Config::default().any_semantic();
-    let streamed = watcher(api.clone(), config().streaming_lists()).boxed();
+    let streamed = watcher(api.clone(), watcher::Config::default().streaming_lists()).boxed();
     stream::unfold((streamed, Some(api)), move |(mut events, mut fallback)| {
         let what = what.clone();
         async move {
@@ -42,7 +41,7 @@ where
                     && let Some(api) = fallback.take()
                 {
                     info!(watch = %what, "the API server does not stream lists (WatchList is off), listing instead");
-                    events = watcher(api, config()).boxed();
+                    events = watcher(api, watcher::Config::default().any_semantic()).boxed();
                     continue;
                 }
                 return Some((event, (events, fallback)));
