@@ -50,6 +50,17 @@ pub fn is_qualified_name(s: &str) -> bool {
     name_ok && prefix.is_none_or(|p| !p.is_empty() && is_dns1123_subdomain(p))
 }
 
+/// Empty, or 1–63 characters of `[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?`: a label value,
+/// apimachinery's `IsValidLabelValue`.
+pub fn is_label_value(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.is_empty()
+        || b.len() <= 63
+            && b[0].is_ascii_alphanumeric()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
 /// Words whose plural is not made by a rule, and words that are their own plural.
 const IRREGULAR: [(&str, &str); 8] = [
     ("person", "people"),
@@ -83,6 +94,16 @@ pub fn plural(singular: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn label_values() {
+        for good in ["", "a", "redis-operator", "v1.2_3", &"x".repeat(63)] {
+            assert!(is_label_value(good), "{good:?}");
+        }
+        for bad in ["-a", "a-", "a b", "a/b", ".", &"x".repeat(64)] {
+            assert!(!is_label_value(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn plurals() {
