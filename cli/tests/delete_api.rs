@@ -119,7 +119,7 @@ fn a_built_in_kind_controller_is_deleted_like_any_other() {
     assert_eq!(marker.matches("pub struct DeploymentV1;").count(), 1, "one marker type:\n{marker}");
     assert!(
         marker.contains(
-            "#[rop(webhook(validating, name = \"vdeployment-v1.example.com\"))]\n#[rop(controller)]\n#[rop(rbac("
+            "#[rop(webhook(validating, name = \"vdeployment-v1.example.com\"))]\n#[rop(controller)]\npub struct"
         ),
         "{marker}"
     );

@@ -133,7 +133,7 @@ fn write_webhook_rules(module: &Path) {
             "// +rop:scaffold:webhook-tests",
             "#[tokio::test]
     async fn sizes_are_defaulted_warned_and_refused() {
-        let validate = Memcached::TARGET.webhook(false).unwrap().path;
+        let validate = Memcached::TARGET.validating_webhook().unwrap().path;
         let mut big = object();
         big.spec.size = Some(11);
         let answer = server().handle(validate, testing::admission_review(\"CREATE\", Some(&big), None)).await;
@@ -143,7 +143,7 @@ fn write_webhook_rules(module: &Path) {
         let answer = server().handle(validate, testing::admission_review(\"CREATE\", Some(&big), None)).await;
         assert_eq!(testing::verdict(&answer.unwrap()), Ok(vec![\"spec.size 6 needs much memory\".to_string()]));
 
-        let default = Memcached::TARGET.webhook(true).unwrap().path;
+        let default = Memcached::TARGET.mutating_webhook().unwrap().path;
         let answer = server().handle(default, testing::admission_review(\"CREATE\", Some(&object()), None)).await;
         assert_eq!(testing::patched(&answer.unwrap(), &object()).spec.size, Some(1));
     }
@@ -216,17 +216,17 @@ fn memcached_operator_builds_tests_and_validates() {
     let out = common::rop(&dir, &["generate"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): error[schema.pattern] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].pattern"), "{stderr}");
+    assert!(stderr.contains("config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::memcached::Memcached): error[schema.pattern] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[name].pattern"), "{stderr}");
     assert!(
         stderr.contains(
-            "\nconfig/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): warning[lint.float]"
+            "\nconfig/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::memcached::Memcached): warning[lint.float]"
         ),
         "{stderr}"
     );
-    assert!(stderr.contains("(v1alpha1::Memcached): error[cel.cost] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[targets].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x"), "{stderr}");
+    assert!(stderr.contains("(v1alpha1::memcached::Memcached): error[cel.cost] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[targets].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x"), "{stderr}");
     assert!(
         stderr.contains(
-            "  help: add #[schemars(length(max = …))] to the field for spec.targets (in v1alpha1::Memcached)\n  help: add #[schemars(inner(length(max = …)))] to the field for spec.targets (in v1alpha1::Memcached)\n"
+            "  help: add #[schemars(length(max = …))] to the field for spec.targets (in v1alpha1::memcached::Memcached)\n  help: add #[schemars(inner(length(max = …)))] to the field for spec.targets (in v1alpha1::memcached::Memcached)\n"
         ),
         "{stderr}"
     );
@@ -242,10 +242,11 @@ fn memcached_operator_builds_tests_and_validates() {
     let stderr = common::without_progress(&out.stderr);
     assert_eq!(
         stderr,
-        "config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached): error[defaults.invalid] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[copies].default: Invalid value: 0:  in body should be greater than or equal to 1 (fix: change the default so that it is valid for its node's schema and the schemas below it)\n  help: the default of spec.copies (in v1alpha1::Memcached) comes from #[rop(default = …)] or #[rop(default_json = …)] on that field, or from #[serde(default)] and its type's Default: change it so the check above holds\nerror: 1 generated CRD problem the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"
+        "config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::memcached::Memcached): error[defaults.invalid] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[copies].default: Invalid value: 0:  in body should be greater than or equal to 1 (fix: change the default so that it is valid for its node's schema and the schemas below it)\n  help: the default of spec.copies (in v1alpha1::memcached::Memcached) comes from #[rop(default = …)] or #[rop(default_json = …)] on that field, or from #[serde(default)] and its type's Default: change it so the check above holds\nerror: 1 generated CRD problem the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written\n"
     );
-    // An enum serde writes as a string or an object has no structural schema: `rop generate`
-    // names the field, the type and the ways out, and writes nothing.
+    // An enum serde writes as a string or an object has no structural schema: rop's
+    // `JsonSchema` derive (the scaffolded types' derive) refuses it at compile time, pointing
+    // at the variant with the ways out, and `rop generate` writes nothing.
     let mixed = original.replace(
         "    pub size: Option<i32>,\n",
         "    pub size: Option<i32>,\n    /// Which pods.\n    #[serde(default)]\n    pub selector: Selector,\n",
@@ -255,7 +256,7 @@ fn memcached_operator_builds_tests_and_validates() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         common::without_progress(&out.stderr),
-        "error: 1 schema node would accept any value:\n  spec.selector (in v1alpha1::Memcached): `Selector` is written as a string or an object (serde's form of its variants), and a CRD schema node has one type, so the API server would keep any value there unvalidated\nhelp: make every value an object: tag the enum (#[serde(tag = \"type\")]), which keeps unit variants as they are and needs every data variant to hold a struct (one that wraps a string, number or list takes a named field: `Variant { value: T }`); or, untagged, give each unit variant an empty body (`Variant {}`). Or accept an unvalidated field: derive rop::JsonSchema on the enum and add #[rop(preserve_unknown_fields)] to it (or to the field)\n"
+        "error: the manifests generator failed to build or run; cargo said:\nerror: enum `Selector` mixes unit variants (`All`) with data variants (`Named`): serde writes the first as a string and the second as an object, and a CRD schema node has one type, so the API server would keep any value here unvalidated. Make every value an object: tag the enum (`#[serde(tag = \"type\")]`), which keeps `All` as it is and needs every data variant to hold a struct (one that wraps a string, number or list takes a named field: `Variant { value: T }`); or give the unit variants a body (`All {}`). Or accept an unvalidated field: `#[rop(preserve_unknown_fields)]` on `Selector`\n  --> api/src/v1alpha1/memcached.rs:57:5\n   |\n57 |     All,\n   |     ^^^\n\nerror: could not compile `memcached-operator-api` (lib) due to 1 previous error\n"
     );
     assert_eq!(std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_memcacheds.yaml")).unwrap(), crd);
     // Owning Deployments gives the controller the watch and the RBAC it needs, from one line.
@@ -391,7 +392,7 @@ fn memcached_operator_builds_tests_and_validates() {
     let out = common::rop(&dir, &["generate"]);
     assert_eq!(
         common::without_progress(&out.stderr),
-        "error: the conversion hub of Memcached is v1alpha1 (PROJECT), but its storage version is v1beta1 (v1alpha1::Memcached's #[rop(...)] does not say `storage`): the hub must be the storage version. Either move `storage` back to v1alpha1, or move the conversion webhook: `rop delete webhook --group cache --version v1alpha1 --kind Memcached --conversion`, then `rop create webhook --group cache --version v1beta1 --kind Memcached --conversion --spoke v1alpha1` (with every other version as a --spoke too)\n"
+        "error: the conversion hub of Memcached is v1alpha1 (PROJECT), but its storage version is v1beta1 (v1alpha1::memcached::Memcached's #[rop(...)] does not say `storage`): the hub must be the storage version. Either move `storage` back to v1alpha1, or move the conversion webhook: `rop delete webhook --group cache --version v1alpha1 --kind Memcached --conversion`, then `rop create webhook --group cache --version v1beta1 --kind Memcached --conversion --spoke v1alpha1` (with every other version as a --spoke too)\n"
     );
     std::fs::write(&hub_types, &hub_text).unwrap();
     std::fs::write(&spoke_types, &spoke_text).unwrap();

@@ -66,7 +66,7 @@ fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
     assert_eq!(
         lines,
         [
-            "config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached, spec.size): error[compat.maximum] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size]: maximum added where there was none: 10: values outside it are refused in new objects and in updates that change the field (stored ones are ratcheted while unchanged) (fix: keep the old bound, or tighten it only in a new version)",
+            "config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::memcached::Memcached, spec.size): error[compat.maximum] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size]: maximum added where there was none: 10: values outside it are refused in new objects and in updates that change the field (stored ones are ratcheted while unchanged) (fix: keep the old bound, or tighten it only in a new version)",
             "error: 1 change since HEAD breaks objects or clients of the CRDs (listed above; docs/compat.md says how to make each safely); nothing was written. A deliberate break is acknowledged in config/crd/compat-acknowledged.yaml",
         ],
         "{stderr}"
@@ -88,7 +88,7 @@ fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::Memcached, spec.size): note: acknowledged compat.maximum spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size]: no release has shipped yet\n"),
+        stderr.contains("config/crd/bases/cache.example.com_memcacheds.yaml (v1alpha1::memcached::Memcached, spec.size): note: acknowledged compat.maximum spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size]: no release has shipped yet\n"),
         "{stderr}"
     );
     assert!(std::fs::read_to_string(&crd).unwrap().contains("maximum: 10\n"));

@@ -286,7 +286,7 @@ fn multigroup_puts_new_groups_in_their_own_folders() {
     }
     let manifests = std::fs::read_to_string(dir.join("api/src/bin/manifests.rs")).unwrap();
     assert!(manifests.contains("use op_api::apps::v1 as apps_v1;\n"), "{manifests}");
-    assert!(manifests.contains("rop::manifests::kind::<apps_v1::Backup>(\"apps::v1::Backup\"),\n"), "{manifests}");
+    assert!(manifests.contains("rop::manifests::kind::<apps_v1::Backup>(),\n"), "{manifests}");
     // A further kind in yet another group, then a re-scaffold that keeps every kind's layout.
     rop_ok(&dir, &["create", "api", "--group", "ship", "--version", "v1", "--kind", "Frigate"]);
     rop_ok(&dir, &["alpha", "generate", "--output-dir", "../copy"]);

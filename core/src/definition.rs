@@ -149,9 +149,14 @@ pub struct AdmissionTarget {
 }
 
 impl AdmissionTarget {
-    /// The mutating (`true`) or validating (`false`) webhook, if there is one.
-    pub fn webhook(&self, mutating: bool) -> Option<&'static Webhook> {
-        self.webhooks.iter().find(|w| w.mutating == mutating)
+    /// The mutating (defaulting) webhook, if the kind has one.
+    pub fn mutating_webhook(&self) -> Option<&'static Webhook> {
+        self.webhooks.iter().find(|w| w.mutating)
+    }
+
+    /// The validating webhook, if the kind has one.
+    pub fn validating_webhook(&self) -> Option<&'static Webhook> {
+        self.webhooks.iter().find(|w| !w.mutating)
     }
 
     /// `<group>/<version> <kind>`, or `<version> <kind>` for the core group, for messages.

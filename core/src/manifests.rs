@@ -103,10 +103,16 @@ pub struct Kind {
     target: AdmissionTarget,
 }
 
-/// Lists root type `K` in the generator; `rust_type` names it in messages.
-pub fn kind<K: CustomResource + WebhookTarget>(rust_type: &'static str) -> Kind {
+/// The path of type `T` within its crate, which names it in messages (`v1alpha1::Memcached`).
+fn path_in_crate<T: ?Sized>() -> &'static str {
+    let path = std::any::type_name::<T>();
+    path.split_once("::").map_or(path, |(_, rest)| rest)
+}
+
+/// Lists root type `K` in the generator.
+pub fn kind<K: CustomResource + WebhookTarget>() -> Kind {
     Kind {
-        rust_type,
+        rust_type: path_in_crate::<K>(),
         crd: Some(K::version_crd),
         rules: K::rbac_rules,
         unstructured: K::unstructured_nodes,
@@ -115,9 +121,15 @@ pub fn kind<K: CustomResource + WebhookTarget>(rust_type: &'static str) -> Kind 
 }
 
 /// Lists built-in kind `B` (a `#[derive(rop::BuiltinKind)]` marker type) in the generator:
-/// its webhooks and its controller's RBAC rules; `rust_type` names it in messages.
-pub fn builtin<B: BuiltinKind>(rust_type: &'static str) -> Kind {
-    Kind { rust_type, crd: None, rules: <B as BuiltinKind>::rbac_rules, unstructured: Vec::new, target: B::TARGET }
+/// its webhooks and its controller's RBAC rules.
+pub fn builtin<B: BuiltinKind>() -> Kind {
+    Kind {
+        rust_type: path_in_crate::<B>(),
+        crd: None,
+        rules: <B as BuiltinKind>::rbac_rules,
+        unstructured: Vec::new,
+        target: B::TARGET,
+    }
 }
 
 /// Builds the bundle for `kinds`.
@@ -196,9 +208,17 @@ fn unstructured_message(nodes: &[(String, Unstructured)]) -> String {
     )
 }
 
+/// The rule every manager with a controller needs beyond its kinds' own: `create` and `patch`
+/// on `events.k8s.io` Events, which the runtime records (a failed pass, a stalled object, and
+/// `Context::event`). `rop generate` adds it to `manager-role` itself, so no kind repeats it.
+pub fn runtime_events_rule() -> Rule {
+    Rule::new("events.k8s.io", &["events"], &["create", "patch"])
+}
+
 /// The files of `config/` that come from the bundle:
 /// `config/crd/bases/<group>_<plural>.yaml` per kind (all versions merged) and
-/// `config/rbac/role.yaml` (the normalised roles, `ClusterRole` `manager-role` first; a
+/// `config/rbac/role.yaml` (the normalised roles, [`runtime_events_rule`] included once any
+/// kind has rules, `ClusterRole` `manager-role` first; a
 /// `Role` when `namespaced_manager`, see [`rbac::Role::to_object_for`]) and, when any kind has
 /// a webhook, `config/webhook/manifests.yaml` (see [`webhook_configuration::configurations`]).
 ///
@@ -223,7 +243,10 @@ pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputF
         files.insert(path, content);
     }
     let custom = bundle.kinds.iter().flat_map(|k| &k.rules);
-    let rules: Vec<Rule> = custom.chain(bundle.builtin.iter().flat_map(|b| &b.rules)).cloned().collect();
+    let mut rules: Vec<Rule> = custom.chain(bundle.builtin.iter().flat_map(|b| &b.rules)).cloned().collect();
+    if !rules.is_empty() {
+        rules.push(runtime_events_rule());
+    }
     let mut roles = rbac::roles(&rules, MANAGER_ROLE);
     if roles.is_empty() {
         // No kinds yet: the role still exists, so the role binding points at something.

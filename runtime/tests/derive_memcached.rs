@@ -78,7 +78,7 @@ fn crd_matches_golden() {
 
 #[test]
 fn manifests_match_golden() {
-    let bundle = rop::manifests::bundle(&[rop::manifests::kind::<Memcached>("v1alpha1::Memcached")]);
+    let bundle = rop::manifests::bundle(&[rop::manifests::kind::<Memcached>()]);
     let files = rop::manifests::assemble(&bundle, false).unwrap();
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["config/crd/bases/cache.example.com_memcacheds.yaml", "config/rbac/role.yaml"]);
@@ -88,7 +88,7 @@ fn manifests_match_golden() {
 
 #[test]
 fn a_namespaced_manager_gets_a_role() {
-    let bundle = rop::manifests::bundle(&[rop::manifests::kind::<Memcached>("v1alpha1::Memcached")]);
+    let bundle = rop::manifests::bundle(&[rop::manifests::kind::<Memcached>()]);
     let files = rop::manifests::assemble(&bundle, true).unwrap();
     let role = &files[1].content;
     assert!(

@@ -4,7 +4,7 @@
 use pretty_assertions::assert_eq;
 use rop::CustomResource;
 use rop::conversion::{ConversionError, Spoke};
-use rop::webhook::{Defaulter, Denied, HubConversion, Request, Server, SetupError, Validator, Verdict};
+use rop::webhook::{Defaulter, Denied, HubConversion, Registration, Request, Server, SetupError, Validator, Verdict};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -125,11 +125,12 @@ impl Validator for SizeValidator {
 }
 
 fn server() -> Server {
-    Server::new()
-        .defaulter(SizeDefaulter)
-        .and_then(|s| s.validator(SizeValidator))
-        .and_then(|s| s.conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>()))
-        .expect("the test webhooks register")
+    Server::build([
+        Registration::defaulter(SizeDefaulter),
+        Registration::validator(SizeValidator),
+        Registration::conversion(HubConversion::<v1::Cache>::hub().spoke::<v2::Cache>()),
+    ])
+    .expect("the test webhooks register")
 }
 
 fn object(spec: Value) -> Value {
@@ -200,10 +201,7 @@ fn attributes_give_the_definitions() {
 
 #[test]
 fn generate_writes_the_webhook_configurations_sorted_by_name() {
-    let bundle = rop::manifests::bundle(&[
-        rop::manifests::kind::<v2::Cache>("v2::Cache"),
-        rop::manifests::kind::<v1::Cache>("v1::Cache"),
-    ]);
+    let bundle = rop::manifests::bundle(&[rop::manifests::kind::<v2::Cache>(), rop::manifests::kind::<v1::Cache>()]);
     // Through JSON, as `rop generate` reads it from the generator's stdout.
     let bundle = serde_json::from_str(&serde_json::to_string(&bundle).unwrap()).unwrap();
     let files = rop::manifests::assemble(&bundle, false).unwrap();
@@ -312,8 +310,7 @@ fn a_project_without_webhooks_gets_no_webhook_manifests() {
     #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
     #[rop(group = "plain.example.com", version = "v1", kind = "Plain", storage)]
     struct PlainSpec {}
-    let files =
-        rop::manifests::assemble(&rop::manifests::bundle(&[rop::manifests::kind::<Plain>("Plain")]), false).unwrap();
+    let files = rop::manifests::assemble(&rop::manifests::bundle(&[rop::manifests::kind::<Plain>()]), false).unwrap();
     let paths: Vec<_> = files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["config/crd/bases/plain.example.com_plains.yaml", "config/rbac/role.yaml"]);
 }
@@ -329,9 +326,9 @@ struct ServiceAccountV1;
 #[test]
 fn a_built_in_kind_controller_gets_the_rules_kubebuilder_scaffolds() {
     let bundle = rop::manifests::bundle(&[
-        rop::manifests::builtin::<ServiceAccountV1>("builtin::ServiceAccountV1"),
+        rop::manifests::builtin::<ServiceAccountV1>(),
         // Webhooks only: no rules.
-        rop::manifests::builtin::<DeploymentV1>("builtin::DeploymentV1"),
+        rop::manifests::builtin::<DeploymentV1>(),
     ]);
     let files = rop::manifests::assemble(&bundle, false).unwrap();
     let role = files.iter().find(|f| f.path == "config/rbac/role.yaml").unwrap();
@@ -384,6 +381,13 @@ rules:
   - get
   - patch
   - update
+- apiGroups:
+  - events.k8s.io
+  resources:
+  - events
+  verbs:
+  - create
+  - patch
 "#
     );
     let controller = <ServiceAccountV1 as rop::ControllerTarget>::CONTROLLER;
@@ -530,7 +534,7 @@ async fn a_failed_conversion_fails_the_whole_review() {
     let answer = server.handle("/convert", conversion_review("cache.example.com/v2", vec![other])).await.unwrap();
     assert_eq!(
         answer["response"]["result"]["message"],
-        "this server has no conversion for cache.example.com Queue: register it with Server::conversion"
+        "this server has no conversion for cache.example.com Queue: register it with Registration::conversion"
     );
 }
 
@@ -581,7 +585,7 @@ async fn a_defaulted_object_that_does_not_serialise_is_denied_not_a_crash() {
             Ok(())
         }
     }
-    let server = Server::new().defaulter(Poisoner).unwrap();
+    let server = Server::build([Registration::defaulter(Poisoner)]).unwrap();
     let answer = server.handle("/mutate-poison", review("CREATE", Some(object(json!({}))), None)).await;
     let response = response(answer);
     assert_eq!(response["allowed"], false);
@@ -620,7 +624,7 @@ async fn a_webhook_sees_the_request_and_outside_a_manager_its_client_says_so() {
             Ok(())
         }
     }
-    let server = Server::new().defaulter(Inspector).unwrap();
+    let server = Server::build([Registration::defaulter(Inspector)]).unwrap();
     let old = object(json!({ "size": 1 }));
     let answer =
         server.handle("/mutate-inspect", review("UPDATE", Some(object(json!({ "size": 5 }))), Some(old))).await;
@@ -649,15 +653,15 @@ fn registration_errors_name_the_kind_and_the_fix() {
     }
     let err = |r: Result<Server, SetupError>| r.err().expect("refused").to_string();
     assert_eq!(
-        err(Server::new().defaulter(V3Defaulter)),
+        err(Server::build([Registration::defaulter(V3Defaulter)])),
         "cache.example.com/v3 Cache has no defaulting webhook: add #[rop(webhook(mutating))] to its spec type, or to its #[derive(rop::BuiltinKind)] type (`rop create webhook --defaulting` does), then `make manifests`"
     );
     assert_eq!(
-        err(Server::new().conversion(HubConversion::<v2::Cache>::hub())),
+        err(Server::build([Registration::conversion(HubConversion::<v2::Cache>::hub())])),
         "cache.example.com/v2 Cache is the hub of its conversion but not the kind's storage version: mark it `storage` in #[rop(...)], or make the storage version the hub"
     );
     assert_eq!(
-        err(server().defaulter(SizeDefaulter)),
+        err(Server::build([Registration::defaulter(SizeDefaulter), Registration::defaulter(SizeDefaulter)])),
         "two webhooks are served at /mutate-cache-example-com-v1-cache: give one of them another `path` in #[rop(webhook(...))]"
     );
     assert_eq!(
@@ -826,7 +830,7 @@ fn tempfile_dir(prefix: &str) -> std::path::PathBuf {
 
 #[tokio::test]
 async fn a_registration_list_builds_the_server_and_the_testing_helpers_read_its_answers() {
-    use rop::webhook::{Registration, testing};
+    use rop::webhook::testing;
     let server = Server::build([
         Registration::defaulter(SizeDefaulter),
         Registration::validator(SizeValidator),
@@ -936,11 +940,11 @@ async fn built_in_kinds_get_webhooks_too() {
     use k8s_openapi::api::apps::v1::Deployment;
     use k8s_openapi::api::core::v1::{Pod, PodSpec};
     use rop::WebhookTarget;
-    use rop::webhook::{Registration, testing};
+    use rop::webhook::testing;
 
-    assert_eq!(DeploymentV1::TARGET.webhook(true).unwrap().path, "/mutate-apps-v1-deployment");
+    assert_eq!(DeploymentV1::TARGET.mutating_webhook().unwrap().path, "/mutate-apps-v1-deployment");
     // kubebuilder's path for the core group has an empty group: two dashes.
-    assert_eq!(PodV1::TARGET.webhook(false).unwrap().path, "/validate--v1-pod");
+    assert_eq!(PodV1::TARGET.validating_webhook().unwrap().path, "/validate--v1-pod");
     assert_eq!(PodV1::TARGET.name(), "v1 Pod");
 
     let server =
@@ -957,10 +961,8 @@ async fn built_in_kinds_get_webhooks_too() {
     let answer = server.handle("/validate--v1-pod", testing::admission_review("CREATE", Some(&pod), None)).await;
     assert_eq!(testing::verdict(&answer.unwrap()), Err(Denied::new("pods may not use the host network")));
 
-    let bundle = rop::manifests::bundle(&[
-        rop::manifests::builtin::<DeploymentV1>("DeploymentV1"),
-        rop::manifests::builtin::<PodV1>("PodV1"),
-    ]);
+    let bundle =
+        rop::manifests::bundle(&[rop::manifests::builtin::<DeploymentV1>(), rop::manifests::builtin::<PodV1>()]);
     assert!(bundle.kinds.is_empty());
     let files = rop::manifests::assemble(&bundle, false).unwrap();
     let manifests = &files.iter().find(|f| f.path == "config/webhook/manifests.yaml").unwrap().content;

@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource, ResourceExt};
 use rop::controller::{
-    Action, Cache, Cleanup, Context, Kind, KindScope, ObjectOf, ObjectRef, OwnedChanges, Reconciler, RelatedKind,
-    Watched, error_chain,
+    Action, Cache, Cleanup, Config, Context, Kind, KindScope, ObjectOf, ObjectRef, Reconciler, Watched, error_chain,
 };
 use rop::manager::{Manager, Options};
 use serde::Serialize;
@@ -68,8 +67,8 @@ impl Drop for InFlight<'_> {
 }
 
 /// The reconciler under test, counting its passes: everything else is the reconciler's own.
-/// Every method and constant of `Reconciler` is forwarded: one left out would silently take
-/// its default under test (no index, no cleanup), so a new one must be added here too.
+/// Every method of `Reconciler` is forwarded: one left out would silently take its default
+/// under test (no index, no cleanup), so a new one must be added here too.
 struct Counted<R> {
     inner: R,
     passes: Arc<Passes>,
@@ -78,7 +77,6 @@ struct Counted<R> {
 impl<R: Reconciler> Reconciler for Counted<R> {
     type Kind = R::Kind;
     type Error = R::Error;
-    const MAX_CONCURRENT_RECONCILES: u16 = R::MAX_CONCURRENT_RECONCILES;
 
     async fn reconcile(&self, object: Arc<ObjectOf<R::Kind>>, ctx: &Context<R::Kind>) -> Result<Action, R::Error> {
         self.passes.running.fetch_add(1, Ordering::SeqCst);
@@ -104,20 +102,8 @@ impl<R: Reconciler> Reconciler for Counted<R> {
         self.inner.map_watched(watched, cache)
     }
 
-    fn owned_changes(owned: &RelatedKind) -> OwnedChanges {
-        R::owned_changes(owned)
-    }
-
-    fn index_keys(object: &ObjectOf<R::Kind>) -> Vec<String> {
-        R::index_keys(object)
-    }
-
-    fn error_reason(error: &R::Error) -> &'static str {
-        R::error_reason(error)
-    }
-
-    fn is_terminal(error: &R::Error) -> bool {
-        R::is_terminal(error)
+    fn config(&self) -> Config<R::Kind> {
+        self.inner.config()
     }
 }
 
@@ -168,7 +154,8 @@ impl TestEnv {
             .client_as_service_account_noting_writes(MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, writes.clone())
             .unwrap_or_else(|err| panic!("a client as the manager's ServiceAccount: {err}"));
         let namespaced = <<ObjectOf<R::Kind> as Resource>::Scope as KindScope>::NAMESPACED;
-        let options = Options { watch_namespace: namespaced.then(|| TEST_NAMESPACE.into()), ..Options::for_tests() };
+        let mut options = Options::for_tests();
+        options.watch_namespace = namespaced.then(|| TEST_NAMESPACE.into());
         let mut manager = Manager::with_client("test", options, as_manager);
         let passes = Arc::new(Passes::default());
         manager.add_controller(Counted { inner: reconciler, passes: passes.clone() });

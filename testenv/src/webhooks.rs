@@ -143,13 +143,13 @@ impl Webhooks {
     /// How many reviews the API server sent to the defaulting webhook of `K` (0 when `K` has
     /// none) and the server answered: a create calls it once.
     pub fn defaulter_calls<K: WebhookTarget>(&self) -> u64 {
-        K::TARGET.webhook(true).map_or(0, |webhook| self.metrics.answered(webhook.path))
+        K::TARGET.mutating_webhook().map_or(0, |webhook| self.metrics.answered(webhook.path))
     }
 
     /// How many reviews the API server sent to the validating webhook of `K` (0 when `K` has
     /// none) and the server answered, allowed or denied.
     pub fn validator_calls<K: WebhookTarget>(&self) -> u64 {
-        K::TARGET.webhook(false).map_or(0, |webhook| self.metrics.answered(webhook.path))
+        K::TARGET.validating_webhook().map_or(0, |webhook| self.metrics.answered(webhook.path))
     }
 
     /// How many conversion reviews the API server sent and the server answered, for every kind.

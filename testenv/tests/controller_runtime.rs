@@ -18,7 +18,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
 use rop::controller::metrics::{ControllerLabels, ErrorLabels, ReconcileLabels};
-use rop::controller::{Action, Cache, Cleanup, Context, Metrics, ObjectRef, Reconciler, Terminal, Watched};
+use rop::controller::{
+    Action, Cache, Changes, Cleanup, Config, Context, Metrics, ObjectRef, Reconciler, Terminal, Watch, Watched,
+};
+use rop::kube::core::Selector;
 use rop::manager::{Manager, Options};
 use rop::{BuiltinKind as _, CustomResource, conditions};
 use rop_testenv::{TestEnv, wait_for, wait_until, wait_until_gone};
@@ -116,8 +119,8 @@ impl Reconciler for Gadgets {
     }
 
     /// A gadget is indexed by the Secret its value names.
-    fn index_keys(gadget: &Gadget) -> Vec<String> {
-        vec![gadget.spec.value.clone()]
+    fn config(&self) -> Config<Gadget> {
+        Config::default().index(|gadget: &Gadget| vec![gadget.spec.value.clone()])
     }
 
     /// A Secret reconciles the gadgets whose value names it (found in the index), and the one
@@ -545,6 +548,91 @@ fn controllers_that_own_a_kind_share_its_watch() {
         let reads =
             manager_requests(&env, |verb, resource| (verb == "list" || verb == "watch") && resource == "configmaps");
         assert_eq!(reads, ["watch configmaps: 1"], "one watch for both controllers, its list streamed");
+    });
+}
+
+/// Reconciles gadgets and counts its passes; watches only the Secrets labelled
+/// `runtime.rop.dev/watched=yes` (a Secret reconciles the gadget of its name), and every change
+/// of a gadget, its status too.
+#[derive(Clone, Default)]
+struct Selective(Arc<AtomicU32>);
+
+impl Reconciler for Selective {
+    type Kind = Gadget;
+    type Error = kube::Error;
+
+    async fn reconcile(&self, _gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Action, kube::Error> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok(Action::await_change())
+    }
+
+    fn map_watched(&self, watched: &Watched, _cache: &Cache<Gadget>) -> Vec<ObjectRef<Gadget>> {
+        watched.same_name()
+    }
+
+    fn config(&self) -> Config<Gadget> {
+        let watched = Selector::from_iter([("runtime.rop.dev/watched", "yes")]);
+        Config::default()
+            .concurrency(1)
+            .watch::<Secret>(Watch::default().labels(watched))
+            .watch::<Gadget>(Watch::default().changes(Changes::All))
+    }
+}
+
+/// A `Config`'s label selector is the watch's: a Secret outside it is never listed or watched,
+/// so no change of it starts a pass until it gets the label; and `Changes::All` on the
+/// reconciled kind lets a change of its status alone start one.
+#[test]
+fn a_watch_selects_by_label_and_a_status_change_can_start_a_pass() {
+    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else {
+        return;
+    };
+    env.block_on(async {
+        let client = env.client();
+        let as_manager = gadgets_as_manager(&env, &Gadget::rbac_rules()).await;
+        let reconciler = Selective::default();
+        let (stop, running, _metrics) = start(&as_manager, reconciler.clone());
+        let passes = || reconciler.0.load(Ordering::SeqCst);
+        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+        gadgets.create(&PostParams::default(), &gadget("picked")).await.unwrap();
+        wait_until("the first pass", || passes() == 1).await;
+
+        let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");
+        let secret = Secret {
+            metadata: ObjectMeta { name: Some("picked".into()), ..ObjectMeta::default() },
+            string_data: Some([("key".to_string(), "one".to_string())].into()),
+            ..Secret::default()
+        };
+        secrets.create(&PostParams::default(), &secret).await.unwrap();
+        let edit = serde_json::json!({ "stringData": { "key": "two" } });
+        secrets.patch("picked", &PatchParams::default(), &Patch::Merge(&edit)).await.unwrap();
+        // The Secret's events would have come within this time, had the watch selected it.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(passes(), 1, "an unlabelled Secret starts no pass");
+        let label = serde_json::json!({ "metadata": { "labels": { "runtime.rop.dev/watched": "yes" } } });
+        secrets.patch("picked", &PatchParams::default(), &Patch::Merge(&label)).await.unwrap();
+        wait_until("a pass for the labelled Secret", || passes() == 2).await;
+
+        let status = serde_json::json!({ "status": { "observedGeneration": 7 } });
+        gadgets.patch_status("picked", &PatchParams::default(), &Patch::Merge(&status)).await.unwrap();
+        wait_until("a pass for the status change", || passes() == 3).await;
+        stop.send(()).unwrap();
+        running.await.unwrap().unwrap();
+
+        let log = std::fs::read_to_string(env.audit_log().unwrap()).unwrap();
+        let selected = log.lines().any(|line| {
+            line.contains("\"resource\":\"secrets\"")
+                && line.contains("labelSelector=runtime.rop.dev%2Fwatched%3Dyes")
+                && line.contains("\"verb\":\"watch\"")
+        });
+        assert!(selected, "the Secrets' watch carries the label selector");
+        let unselected = log.lines().any(|line| {
+            line.contains("\"resource\":\"secrets\"")
+                && line.contains(&manager_user())
+                && !line.contains("labelSelector=")
+                && (line.contains("\"verb\":\"watch\"") || line.contains("\"verb\":\"list\""))
+        });
+        assert!(!unselected, "no watch or list of every Secret");
     });
 }
 

@@ -81,15 +81,13 @@ impl Replica {
         runtime.spawn(async move {
             let kubeconfig = kube::config::Kubeconfig::read_from(&kubeconfig).unwrap();
             let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await.unwrap();
-            let options = Options {
-                leader_elect: true,
-                leader_election_id: Some(LEASE.into()),
-                leader_election_identity: Some(name.into()),
-                leader_elect_lease_duration: timing.lease_duration,
-                leader_elect_renew_deadline: timing.renew_deadline,
-                leader_elect_retry_period: timing.retry_period,
-                ..Options::for_tests()
-            };
+            let mut options = Options::for_tests();
+            options.leader_elect = true;
+            options.leader_election_id = Some(LEASE.into());
+            options.leader_election_identity = Some(name.into());
+            options.leader_elect_lease_duration = timing.lease_duration;
+            options.leader_elect_renew_deadline = timing.renew_deadline;
+            options.leader_elect_retry_period = timing.retry_period;
             let mut manager = Manager::with_client("ballots", options, Client::try_from(config).unwrap());
             manager.add_controller(Publish(name));
             let result = manager.run_until(stopped.cancelled_owned()).await;

@@ -62,12 +62,10 @@ impl Replica {
     /// Starts a manager with self-managed certificates on `port`, with `options` changed by
     /// `with`, as `client`.
     fn start(client: Client, port: u16, with: impl FnOnce(&mut Options)) -> Replica {
-        let mut options = Options {
-            enable_webhooks: true,
-            webhook_bind_address: ([127, 0, 0, 1], port).into(),
-            webhook_cert_mode: CertMode::SelfManaged,
-            ..Options::for_tests()
-        };
+        let mut options = Options::for_tests();
+        options.enable_webhooks = true;
+        options.webhook_bind_address = ([127, 0, 0, 1], port).into();
+        options.webhook_cert_mode = CertMode::SelfManaged;
         with(&mut options);
         let mut manager = Manager::with_client(NAME, options, client);
         manager.add_webhooks(server());

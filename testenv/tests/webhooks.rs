@@ -63,9 +63,9 @@ fn manifests(
     ca: &str,
 ) -> (CustomResourceDefinition, MutatingWebhookConfiguration, ValidatingWebhookConfiguration) {
     let bundle = rop::manifests::bundle(&[
-        rop::manifests::kind::<v1::Cache>("v1::Cache"),
-        rop::manifests::kind::<v2::Cache>("v2::Cache"),
-        rop::manifests::builtin::<DeploymentV1>("DeploymentV1"),
+        rop::manifests::kind::<v1::Cache>(),
+        rop::manifests::kind::<v2::Cache>(),
+        rop::manifests::builtin::<DeploymentV1>(),
     ]);
     let files = rop::manifests::assemble(&bundle, false).unwrap();
     let file =
@@ -140,9 +140,9 @@ async fn install(
 /// configurations and the manager's role.
 fn project() -> tempfile::TempDir {
     let bundle = rop::manifests::bundle(&[
-        rop::manifests::kind::<v1::Cache>("v1::Cache"),
-        rop::manifests::kind::<v2::Cache>("v2::Cache"),
-        rop::manifests::builtin::<DeploymentV1>("DeploymentV1"),
+        rop::manifests::kind::<v1::Cache>(),
+        rop::manifests::kind::<v2::Cache>(),
+        rop::manifests::builtin::<DeploymentV1>(),
     ]);
     let dir = tempfile::tempdir().unwrap();
     for file in rop::manifests::assemble(&bundle, false).unwrap() {

@@ -15,7 +15,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::api::{Patch, PatchParams};
 use rop::CustomResource;
-use rop::controller::{Action, Cache, Context, ObjectRef, OwnedChanges, Reconciler, RelatedKind, Watched};
+use rop::controller::{Action, Cache, Changes, Config, Context, ObjectRef, Reconciler, Watch, Watched};
 use rop::workload::{self, Error, Rollout};
 use rop_testenv::{Kubelet, TEST_NAMESPACE, check_controller, find_condition, rolled_out};
 use schemars::JsonSchema;
@@ -85,8 +85,8 @@ impl Reconciler for Stores {
     }
 
     /// The rollout reads the Pods, not the StatefulSet's status.
-    fn owned_changes(_: &RelatedKind) -> OwnedChanges {
-        OwnedChanges::Spec
+    fn config(&self) -> Config<Store> {
+        Config::default().watch::<StatefulSet>(Watch::default().changes(Changes::Spec))
     }
 }
 

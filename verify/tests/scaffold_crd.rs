@@ -72,10 +72,7 @@ pub struct CachePoolStatus {
 
 /// The generated CRDs, as `rop generate` writes them.
 fn generated_crds() -> Vec<(String, CustomResourceDefinition)> {
-    let bundle = rop::manifests::bundle(&[
-        rop::manifests::kind::<Memcached>("v1alpha1::Memcached"),
-        rop::manifests::kind::<CachePool>("v1::CachePool"),
-    ]);
+    let bundle = rop::manifests::bundle(&[rop::manifests::kind::<Memcached>(), rop::manifests::kind::<CachePool>()]);
     let files = rop::manifests::assemble(&bundle, false).unwrap();
     let crds: Vec<_> = files
         .into_iter()

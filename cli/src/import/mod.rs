@@ -244,8 +244,7 @@ fn register(plan: &mut Plan, project: &Project, k: &KindNames, kv: &KindVersion,
     }
     if !kv.types_only {
         let kind_type = format!("{}::{}", k.api_alias(), k.kind);
-        let kind_name = format!("\"{}::{}\"", k.api_module(), k.kind);
-        let call = layout::generic_call(8, "rop::manifests::kind", &kind_type, &kind_name, ",");
+        let call = layout::generic_call(8, "rop::manifests::kind", &kind_type, "", ",");
         inserts.push((manifests.into(), "manifest-kinds", call));
         let crd = format!("- bases/{}_{}.yaml", k.full_group, k.plural);
         inserts.push(("config/crd/kustomization.yaml".into(), "crd-resources", crd));

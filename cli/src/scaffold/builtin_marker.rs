@@ -21,12 +21,9 @@ pub const TEMPLATE: &str = "webhook/api/src/builtin.rs.tera";
 /// The scaffold marker the marker types go above.
 const MARKER: &str = "builtin-kinds";
 
-/// The attributes that make the marker a kind a controller reconciles, with the RBAC rule the
-/// runtime's Events need (as on every kind `create api` scaffolds).
-pub const CONTROLLER: [&str; 2] = [
-    "#[rop(controller)]",
-    "#[rop(rbac(groups = [\"events.k8s.io\"], resources = [\"events\"], verbs = [\"create\", \"patch\"]))]",
-];
+/// The attributes that make the marker a kind a controller reconciles (the RBAC rule of the
+/// runtime's Events is `rop generate`'s to add, once for the manager).
+pub const CONTROLLER: [&str; 1] = ["#[rop(controller)]"];
 
 /// `pub struct DeploymentV1;`: the line the attributes go above.
 pub fn anchor(k: &KindNames) -> String {
@@ -64,7 +61,7 @@ pub fn describe(project: &Project, k: &KindNames, b: &Builtin, context: &Rc<Temp
         8,
         "rop::manifests::builtin",
         &format!("{}::builtin::{target}", project.api_crate()),
-        &format!("\"builtin::{target}\""),
+        "",
         ",",
     );
     s.insert("api/src/bin/manifests.rs", "manifest-kinds", call);

@@ -231,7 +231,7 @@ pub fn generic_call(column: usize, callee: &str, ty: &str, arg: &str, end: &str)
         return one;
     }
     let open = format!("{callee}::<{ty}>(");
-    if column + open.len() <= MAX_WIDTH {
+    if !arg.is_empty() && column + open.len() <= MAX_WIDTH {
         return format!("{open}\n    {arg},\n){end}");
     }
     format!("{callee}::<\n    {ty},\n>({arg}){end}")
@@ -368,6 +368,9 @@ mod tests {
     #[test]
     fn generic_calls() {
         let call = |ty: &str, arg: &str| generic_call(8, "rop::manifests::kind", ty, arg, ",");
+        assert_eq!(call("v1::K", ""), "rop::manifests::kind::<v1::K>(),");
+        let t = "averylonggroupname_v1alpha1::VeryLongKindNameForTestingTheFormatterLimits";
+        assert_eq!(call(t, ""), format!("rop::manifests::kind::<\n    {t},\n>(),"));
         assert_eq!(call("v1::K", "\"v1::K\""), "rop::manifests::kind::<v1::K>(\"v1::K\"),");
         let k = "v1::VeryLongKindNameForTestingTheFormatterLimits";
         assert_eq!(call(k, &format!("\"{k}\"")), format!("rop::manifests::kind::<{k}>(\n    \"{k}\",\n),"));

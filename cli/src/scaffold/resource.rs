@@ -86,8 +86,7 @@ fn types(s: &mut Scaffold, project: &Project, k: &KindNames, context: &Rc<Templa
         s.insert("api/src/bin/manifests.rs", "imports", format!("use {}::{};", project.api_crate(), k.version));
     }
     let kind_type = format!("{}::{}", k.api_alias(), k.kind);
-    let kind_name = format!("\"{}::{}\"", k.api_module(), k.kind);
-    let call = layout::generic_call(8, "rop::manifests::kind", &kind_type, &kind_name, ",");
+    let call = layout::generic_call(8, "rop::manifests::kind", &kind_type, "", ",");
     s.insert("api/src/bin/manifests.rs", "manifest-kinds", call);
     s.file(format!("config/samples/{}", k.sample()), templates.sample, context, IfExists::Refuse);
     s.insert("config/samples/kustomization.yaml", "samples", format!("- {}", k.sample()));

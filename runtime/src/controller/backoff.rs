@@ -1,6 +1,7 @@
 //! Per-object exponential backoff for failed passes: controller-runtime's default
-//! `ItemExponentialFailureRateLimiter` (client-go's workqueue), 5 ms doubling per failure up to
-//! 1000 s, forgotten when the object's next pass succeeds.
+//! `ItemExponentialFailureRateLimiter` (client-go's workqueue), by default 5 ms doubling per
+//! failure up to 1000 s ([`super::Config::backoff`]), forgotten when the object's next pass
+//! succeeds.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -8,28 +9,26 @@ use std::time::Duration;
 
 use kube::runtime::reflector::ObjectRef;
 
-/// The first retry delay (client-go's `DefaultItemBasedRateLimiter`: 5 ms).
-pub const BASE_DELAY: Duration = Duration::from_millis(5);
-/// The longest retry delay (client-go's: 1000 s).
-pub const MAX_DELAY: Duration = Duration::from_secs(1000);
-
-/// Failures in a row, per object.
+/// Failures in a row, per object, and the delays they lead to.
 pub(crate) struct Backoff<K: kube::Resource<DynamicType = ()>> {
     failures: Mutex<HashMap<ObjectRef<K>, u32>>,
-}
-
-impl<K: kube::Resource<DynamicType = ()>> Default for Backoff<K> {
-    fn default() -> Self {
-        Self { failures: Mutex::new(HashMap::new()) }
-    }
+    /// The first retry delay.
+    base: Duration,
+    /// The longest retry delay.
+    max: Duration,
 }
 
 impl<K: kube::Resource<DynamicType = ()>> Backoff<K> {
+    /// No failures yet; retries after `base` doubling up to `max`.
+    pub(crate) fn new(base: Duration, max: Duration) -> Self {
+        Self { failures: Mutex::new(HashMap::new()), base, max }
+    }
+
     /// Counts a failure of `object`; returns how long to wait before its next pass.
     pub(crate) fn failed(&self, object: ObjectRef<K>) -> Duration {
         let mut failures = self.failures.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let count = failures.entry(object).or_insert(0);
-        let delay = delay(*count);
+        let delay = delay(*count, self.base, self.max);
         *count = count.saturating_add(1);
         delay
     }
@@ -47,11 +46,10 @@ impl<K: kube::Resource<DynamicType = ()>> Backoff<K> {
     }
 }
 
-/// The delay after `failures` earlier failures in a row: `BASE_DELAY * 2^failures`, at most
-/// `MAX_DELAY`.
-fn delay(failures: u32) -> Duration {
+/// The delay after `failures` earlier failures in a row: `base * 2^failures`, at most `max`.
+fn delay(failures: u32, base: Duration, max: Duration) -> Duration {
     let factor = 2u32.checked_pow(failures).unwrap_or(u32::MAX);
-    BASE_DELAY.checked_mul(factor).map_or(MAX_DELAY, |d| d.min(MAX_DELAY))
+    base.checked_mul(factor).map_or(max, |d| d.min(max))
 }
 
 #[cfg(test)]
@@ -62,16 +60,20 @@ mod tests {
 
     #[test]
     fn the_delay_doubles_per_failure_up_to_the_cap() {
-        assert_eq!(delay(0), Duration::from_millis(5));
-        assert_eq!(delay(1), Duration::from_millis(10));
-        assert_eq!(delay(10), Duration::from_millis(5120));
-        assert_eq!(delay(18), Duration::from_millis(1_310_720).min(MAX_DELAY));
-        assert_eq!(delay(40), MAX_DELAY);
+        let (base, max) = (Duration::from_millis(5), Duration::from_secs(1000));
+        assert_eq!(delay(0, base, max), Duration::from_millis(5));
+        assert_eq!(delay(1, base, max), Duration::from_millis(10));
+        assert_eq!(delay(10, base, max), Duration::from_millis(5120));
+        assert_eq!(delay(18, base, max), max, "1310.72 s, capped");
+        assert_eq!(delay(40, base, max), max);
+        let (base, max) = (Duration::from_secs(1), Duration::from_secs(60));
+        assert_eq!(delay(5, base, max), Duration::from_secs(32));
+        assert_eq!(delay(6, base, max), max);
     }
 
     #[test]
     fn each_object_backs_off_on_its_own_and_success_resets_it() {
-        let backoff = Backoff::<ConfigMap>::default();
+        let backoff = Backoff::<ConfigMap>::new(Duration::from_millis(5), Duration::from_secs(1000));
         let a = ObjectRef::new("a").within("ns");
         let b = ObjectRef::new("b").within("ns");
 

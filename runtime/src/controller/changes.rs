@@ -1,27 +1,12 @@
-//! Which changes of a watched object start a pass: for the reconciled kind, changes of its spec,
-//! labels, annotations or deletion ([`changed`]); for an owned kind, every change, or the same
-//! as the reconciled kind's when the reconciler asks ([`OwnedChanges::Spec`]).
+//! Which changes of a watched object start a pass: with [`super::Changes::Spec`] (the
+//! reconciled kind's default), changes of its spec, labels, annotations or deletion
+//! ([`changed`]); with [`super::Changes::All`], every change.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use kube::runtime::watcher::{self, Event};
 use kube::{Resource, ResourceExt};
-
-/// Which changes of an owned object reconcile its owner ([`super::Reconciler::owned_changes`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OwnedChanges {
-    /// Every change, its status included: what a reconciler that reads an owned object's
-    /// status needs (a Deployment's available replicas).
-    #[default]
-    All,
-    /// A change of its spec (`metadata.generation`), labels or annotations, its deletion
-    /// starting or done, and its creation; an update of its status alone starts no pass
-    /// (controller-runtime's `GenerationChangedPredicate` on `Owns`).
-    /// An object without a generation (a ConfigMap, a Secret) reconciles its owner on every
-    /// change either way.
-    Spec,
-}
 
 /// What a change to an object must touch to start a pass: its spec (the generation), labels,
 /// annotations or deletion, not its status, finalizers or managed fields, which the controller
@@ -42,8 +27,7 @@ pub(crate) fn changed<K: Resource>(object: &K) -> Option<u64> {
     Some(hasher.finish())
 }
 
-/// The filter of the reconciled kind's watch events, and of an owned kind's for
-/// [`OwnedChanges::Spec`]: lets an object's
+/// The filter of watch events for [`super::Changes::Spec`]: lets an object's
 /// first sighting, its deletion and each change [`changed`] sees through, and errors and the
 /// markers of a new list. kube-runtime's `predicate_filter` would hold a deletion back (the
 /// deleted object looks like the last one seen), and the owner would not recreate what it

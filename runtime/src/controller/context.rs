@@ -263,7 +263,7 @@ mod tests {
         let error = super::not_adopted(&owner, &desired, None);
         let expected = "ApiError: ConfigMap shop/web already exists and has no controller, not ConfigMap web: it is not adopted; delete it, or rename ConfigMap web: AlreadyExists";
         assert!(super::error_chain(&error).starts_with(expected), "{error}");
-        assert_eq!(super::super::error_reason(&error), "already_exists");
+        assert_eq!(super::super::error::error_reason(&error), "already_exists");
         let error = super::not_adopted(&owner, &desired, Some("Memcached other".into()));
         assert!(
             error.to_string().contains("already exists and is controlled by Memcached other, not ConfigMap web"),

@@ -2,7 +2,7 @@
 
 /// A failed pass: the reconciler's own error, or the runtime's step around it.
 #[derive(Debug, thiserror::Error)]
-pub enum Error<E: std::error::Error + 'static> {
+pub(crate) enum Error<E: std::error::Error + 'static> {
     /// [`super::Reconciler::reconcile`] failed.
     #[error("reconcile failed: {0}")]
     Reconcile(#[source] E),
@@ -56,7 +56,7 @@ impl Terminal {
 }
 
 /// Whether `error` or one of its sources is a [`Terminal`].
-pub fn is_terminal(error: &(dyn std::error::Error + 'static)) -> bool {
+pub(crate) fn is_terminal(error: &(dyn std::error::Error + 'static)) -> bool {
     let mut current = Some(error);
     while let Some(error) = current {
         if error.is::<Terminal>() {
@@ -71,7 +71,7 @@ pub fn is_terminal(error: &(dyn std::error::Error + 'static)) -> bool {
 /// `controller_runtime_reconcile_errors_total`: the HTTP status of the first `kube::Error` in
 /// its chain (`conflict` 409, `already_exists` 409 AlreadyExists, `not_found` 404,
 /// `forbidden` 403, `invalid` 422, else `api`), or `reconcile` when no API call failed.
-pub fn error_reason(error: &(dyn std::error::Error + 'static)) -> &'static str {
+pub(crate) fn error_reason(error: &(dyn std::error::Error + 'static)) -> &'static str {
     let mut current = Some(error);
     while let Some(error) = current {
         // A wrapper marked `#[error(transparent)]` hands out the kube::Error's own source, the

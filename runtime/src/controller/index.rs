@@ -1,4 +1,4 @@
-//! A controller's objects indexed by the keys [`super::Reconciler::index_keys`] gives them, so
+//! A controller's objects indexed by the keys [`super::Config::index`] gives them, so
 //! that mapping a watched object to the objects that refer to it is a lookup instead of a scan
 //! of every object (controller-runtime's field indexer, `IndexField` and `MatchingFields`).
 //!
@@ -12,9 +12,13 @@ use kube::Resource;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher::Event;
 
+/// The keys under which an object is indexed.
+pub(crate) type Keys<O> = std::sync::Arc<dyn Fn(&O) -> Vec<String> + Send + Sync>;
+
 /// The keys of each object, and the objects of each key.
 pub(crate) struct Index<O: Resource<DynamicType = ()>> {
-    keys: fn(&O) -> Vec<String>,
+    /// The keys of an object; without it the index stays empty.
+    keys: Option<Keys<O>>,
     state: Mutex<State<O>>,
 }
 
@@ -26,21 +30,22 @@ struct State<O: Resource<DynamicType = ()>> {
 }
 
 impl<O: Resource<DynamicType = ()>> Index<O> {
-    /// An empty index by `keys`.
-    pub(crate) fn new(keys: fn(&O) -> Vec<String>) -> Self {
+    /// An empty index by `keys` (none: an index that stays empty).
+    pub(crate) fn new(keys: Option<Keys<O>>) -> Self {
         let state = State { keys_of: HashMap::new(), objects_of: HashMap::new(), relisting: None };
         Self { keys, state: Mutex::new(state) }
     }
 
     /// Follows one event of the controller's watch.
     pub(crate) fn follow(&self, event: &Event<O>) {
+        let Some(keys) = &self.keys else { return };
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         match event {
-            Event::Apply(object) => state.set(ObjectRef::from_obj(object), (self.keys)(object)),
+            Event::Apply(object) => state.set(ObjectRef::from_obj(object), keys(object)),
             Event::Delete(object) => state.set(ObjectRef::from_obj(object), Vec::new()),
             Event::Init => state.relisting = Some(HashMap::new()),
             Event::InitApply(object) => {
-                let keys = (self.keys)(object);
+                let keys = keys(object);
                 if !keys.is_empty() {
                     state.relisting.get_or_insert_with(HashMap::new).insert(ObjectRef::from_obj(object), keys);
                 }
@@ -110,7 +115,7 @@ mod tests {
     }
 
     fn index() -> Index<ConfigMap> {
-        Index::new(|c| c.data.iter().flatten().map(|(_, v)| v.clone()).collect())
+        Index::new(Some(std::sync::Arc::new(|c: &ConfigMap| c.data.iter().flatten().map(|(_, v)| v.clone()).collect())))
     }
 
     fn names(found: Vec<ObjectRef<ConfigMap>>) -> Vec<String> {

@@ -22,26 +22,30 @@ use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 use tracing::info;
 
-/// The watch of `api`'s objects, listed as a stream of events, or by a list once the API
-/// server has refused that ([`refuses_streaming`]); `what` names the kind in the log line that
-/// says so.
-pub(crate) fn watch<K>(api: Api<K>, what: String) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
+/// The watch of `api`'s objects that `config`'s selectors select, listed as a stream of
+/// events, or by a list once the API server has refused that ([`refuses_streaming`]); `what`
+/// names the kind in the log line that says so.
+pub(crate) fn watch<K>(
+    api: Api<K>,
+    what: String,
+    config: watcher::Config,
+) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
     let what: Arc<str> = what.into();
-    let streamed = watcher(api.clone(), watcher::Config::default().streaming_lists()).boxed();
-    stream::unfold((streamed, Some(api)), move |(mut events, mut fallback)| {
+    let streamed = watcher(api.clone(), config.clone().streaming_lists()).boxed();
+    stream::unfold((streamed, Some((api, config))), move |(mut events, mut fallback)| {
         let what = what.clone();
         async move {
             loop {
                 let event = events.next().await?;
                 if let Err(err) = &event
                     && refuses_streaming(err)
-                    && let Some(api) = fallback.take()
+                    && let Some((api, config)) = fallback.take()
                 {
                     info!(watch = %what, "the API server does not stream lists (WatchList is off), listing instead");
-                    events = watcher(api, watcher::Config::default().any_semantic()).boxed();
+                    events = watcher(api, config.any_semantic()).boxed();
                     continue;
                 }
                 return Some((event, (events, fallback)));

@@ -9,7 +9,7 @@
 //! | `controller_runtime_active_workers` (gauge) | `controller` |
 //!
 //! `reason` is rop's addition: a short, bounded name for the kind of error
-//! ([`super::Reconciler::error_reason`]), so alerts can tell a conflict from a failing API call.
+//! (the API status of the first `kube::Error` in its chain), so alerts can tell a conflict from a failing API call.
 
 use std::time::Duration;
 

@@ -10,7 +10,7 @@
 //!   attributes name (a change to an owned object reconciles its owner; a change to a watched
 //!   one reconciles the objects [`Reconciler::map_watched`] names), in `WATCH_NAMESPACE` when
 //!   the manager has one; the controllers of a manager share one metadata-only watch and
-//!   cache of each owned or watched kind ([`RelatedWatches`]);
+//!   cache of each owned or watched kind (and selection: [`Config::watch`]);
 //! - each watch retries by itself after an error: at once after `410 Gone` (a restarted API
 //!   server's answer to an old resource version), else after a pause of 200 ms doubling to 5 s
 //!   (1 s while the server answers that it is busy, 30 s while it refuses the request with a
@@ -34,20 +34,50 @@
 //! reference, a status write that is skipped when nothing changed, and an Events recorder.
 //! [`crate::conditions`] sets status conditions with apimachinery's semantics.
 //!
-//! ```ignore
+//! How the controller runs (concurrency, what its watches select and which changes start a
+//! pass, the cache's index, the backoff) is one [`Config`] that [`Reconciler::config`] returns.
+//!
+//! ```
 //! use std::sync::Arc;
-//! use rop::controller::{Action, Context, Reconciler};
+//! use std::time::Duration;
 //!
-//! pub struct MemcachedReconciler;
+//! use rop::controller::{Action, Config, Context, Reconciler};
+//! use rop::k8s_openapi::api::core::v1::ConfigMap;
+//! use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+//! use rop::{CustomResource, JsonSchema};
+//! use serde::{Deserialize, Serialize};
 //!
-//! impl Reconciler for MemcachedReconciler {
-//!     type Kind = Memcached;
-//!     type Error = kube::Error;
+//! /// A page, served from a ConfigMap that the Website owns.
+//! #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+//! #[rop(group = "example.com", version = "v1", kind = "Website", namespaced)]
+//! #[rop(owns(rop::k8s_openapi::api::core::v1::ConfigMap))]
+//! pub struct WebsiteSpec {
+//!     /// The page's HTML.
+//!     pub html: String,
+//! }
 //!
-//!     async fn reconcile(&self, memcached: Arc<Memcached>, ctx: &Context<Memcached>) -> Result<Action, kube::Error> {
-//!         ctx.apply(&memcached, desired_deployment(&memcached)).await?;
-//!         ctx.update_status(&memcached, desired_status(&memcached)).await?;
-//!         Ok(Action::requeue(std::time::Duration::from_secs(300)))
+//! pub struct WebsiteReconciler {
+//!     /// Passes at once, from a flag of the manager's.
+//!     pub concurrency: u16,
+//! }
+//!
+//! impl Reconciler for WebsiteReconciler {
+//!     type Kind = Website;
+//!     type Error = rop::kube::Error;
+//!
+//!     async fn reconcile(&self, website: Arc<Website>, ctx: &Context<Website>) -> Result<Action, Self::Error> {
+//!         let page = ConfigMap {
+//!             metadata: ObjectMeta { name: website.metadata.name.clone(), ..ObjectMeta::default() },
+//!             data: Some([("index.html".to_string(), website.spec.html.clone())].into()),
+//!             ..ConfigMap::default()
+//!         };
+//!         // Server-side apply, with the Website as the ConfigMap's controller owner.
+//!         ctx.apply(&website, page).await?;
+//!         Ok(Action::requeue(Duration::from_secs(300)))
+//!     }
+//!
+//!     fn config(&self) -> Config<Website> {
+//!         Config::default().concurrency(self.concurrency)
 //!     }
 //! }
 //! ```
@@ -59,6 +89,7 @@
 mod backoff;
 mod changes;
 mod cleanup;
+mod config;
 mod context;
 mod error;
 mod finalizer;
@@ -83,20 +114,16 @@ pub use kube::runtime::controller::Action;
 pub use kube::runtime::events::EventType;
 
 pub use crate::RelatedKind;
-pub use changes::OwnedChanges;
 pub use cleanup::Cleanup;
+pub use config::{Changes, Config, Watch};
 pub use context::Context;
-pub use error::{Error, Terminal, error_chain, error_reason, is_terminal};
+pub use error::{Terminal, error_chain};
 pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
-pub use run::{RunOptions, run, start};
+pub(crate) use run::{RunOptions, start};
 pub use scope::{Kind, KindObject, KindScope, ObjectOf};
-pub use shared::RelatedWatches;
+pub(crate) use shared::RelatedWatches;
 pub use watched::{Cache, Watched};
-
-/// The passes of one controller that run at once unless its reconciler says otherwise
-/// ([`Reconciler::MAX_CONCURRENT_RECONCILES`]).
-pub const DEFAULT_MAX_CONCURRENT_RECONCILES: u16 = 16;
 
 /// The user's half of a controller for one kind: what to do for an object. The runtime calls it
 /// (see the module docs); it never calls the API server for the object itself.
@@ -114,23 +141,12 @@ pub trait Reconciler: Send + Sync + 'static {
     /// an own `thiserror` enum says more in logs, Events and the error metric's `reason`.
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// How many passes of this controller may run at once, each over a different object
-    /// (controller-runtime's `MaxConcurrentReconciles`, whose default is 1); `0` sets no limit
-    /// (kube-runtime's default). Two passes never run over the same object at once.
-    ///
-    /// The default, [`DEFAULT_MAX_CONCURRENT_RECONCILES`] (16), keeps a remote API server busy
-    /// while bounding what a burst costs: when every object is due at once (a new leader, a
-    /// watch that lists again after an outage), passes without a limit each hold a connection
-    /// of their own and all finish together, so the first changed object is reconciled only
-    /// when the last is; with a limit they finish in turn, the first within milliseconds.
-    const MAX_CONCURRENT_RECONCILES: u16 = DEFAULT_MAX_CONCURRENT_RECONCILES;
-
     /// One pass over `object` (from the watch cache; `metadata.deletionTimestamp` is unset).
     ///
     /// # Errors
     /// Whatever failed; the runtime logs it, counts it, records a Warning Event on the object and
-    /// retries with exponential backoff, unless [`Reconciler::is_terminal`] says retrying cannot
-    /// help (see [`Terminal`]).
+    /// retries with exponential backoff ([`Config::backoff`]), unless a [`Terminal`] in the
+    /// error's chain of sources says retrying cannot help.
     fn reconcile(
         &self,
         object: Arc<ObjectOf<Self::Kind>>,
@@ -170,7 +186,7 @@ pub trait Reconciler: Send + Sync + 'static {
     /// The default is the object named in `watched`'s controller owner reference
     /// ([`Watched::controller_owner`]), as for kinds in `owns(...)`. Override it when objects
     /// refer to what they watch by name or label (a Secret, a ConfigMap, a Namespace):
-    /// [`Cache::indexed`] looks them up by a key of [`Reconciler::index_keys`],
+    /// [`Cache::indexed`] looks them up by a key of [`Config::index`],
     /// [`Cache::find`] scans them, [`Watched::same_name`] names the one of the same name, and
     /// [`Watched::labelled`] the one a label of the watched object names.
     fn map_watched(&self, watched: &Watched, cache: &Cache<Self::Kind>) -> Vec<ObjectRef<ObjectOf<Self::Kind>>> {
@@ -178,43 +194,12 @@ pub trait Reconciler: Send + Sync + 'static {
         watched.controller_owner()
     }
 
-    /// Which changes of an object of `owned`, a kind in the kind's `#[rop(owns(...))]`,
-    /// reconcile its owner (a kind in `watches(...)` starts [`Reconciler::map_watched`] on
-    /// every change). [`OwnedChanges::All`], the default, is every change: what a
-    /// reconciler that reads an owned object's status needs. [`OwnedChanges::Spec`] leaves out
-    /// updates of the status alone, a pass each that a reconciler which never reads it does
-    /// not need (a StatefulSet whose Pods it watches itself, a PodDisruptionBudget, whose
-    /// status changes with every Pod): controller-runtime's
-    /// `Owns(&obj, builder.WithPredicates(predicate.GenerationChangedPredicate{}))`: created
-    /// and deleted objects still reconcile their owner, which applies them again.
-    fn owned_changes(owned: &RelatedKind) -> OwnedChanges {
-        let _ = owned;
-        OwnedChanges::All
-    }
-
-    /// The keys under which the controller's cache indexes `object`, for
-    /// [`Cache::indexed`] to find it by in [`Reconciler::map_watched`]: say the
-    /// `<namespace>/<name>` of each Secret the object refers to, so a changed Secret is mapped
-    /// to its objects without scanning them all (controller-runtime's `IndexField`). The
-    /// default is none. Give one kind of key a prefix of its own (`secret:`, `config:`) when
-    /// the objects refer to several kinds.
-    fn index_keys(object: &ObjectOf<Self::Kind>) -> Vec<String> {
-        let _ = object;
-        Vec::new()
-    }
-
-    /// The `reason` label of `controller_runtime_reconcile_errors_total` for `error`: a short,
-    /// bounded name, never the message. The default is [`error_reason`] (the API status of the
-    /// first `kube::Error` in the chain: `conflict`, `not_found`, `forbidden`, `invalid`, `api`;
-    /// else `reconcile`).
-    fn error_reason(error: &Self::Error) -> &'static str {
-        error_reason(error)
-    }
-
-    /// Whether retrying cannot fix `error` until the object changes (an invalid spec the schema
-    /// cannot refuse, a reference to something that will never exist). The default is
-    /// [`is_terminal`]: a [`Terminal`] anywhere in the error's chain of sources.
-    fn is_terminal(error: &Self::Error) -> bool {
-        is_terminal(error)
+    /// How this controller runs: its concurrency, what its watches select and which of their
+    /// changes start a pass, the index of its cache, the backoff of failed passes (see
+    /// [`Config`]). The manager asks once, when the controller is added; the default is
+    /// [`Config::default`]. A reconciler whose settings come from flags or the environment
+    /// keeps them in its fields and builds the `Config` from them here.
+    fn config(&self) -> Config<Self::Kind> {
+        Config::default()
     }
 }

@@ -15,7 +15,8 @@ use kube::{Api, Client, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::changes::{OwnedChanges, SpecChanges};
+use super::changes::SpecChanges;
+use super::config::{Changes, Watch};
 use super::shared::RelatedWatches;
 use super::written::fingerprint;
 
@@ -60,8 +61,9 @@ pub(crate) struct Owned {
 
 impl Owned {
     /// Follows the metadata of `resource`'s objects in `namespace` (all namespaces when
-    /// `None`) through the manager's shared watch of the kind (`related`), keeping its store;
-    /// returns the stream of the objects whose `changes` start a pass, for the controller to
+    /// `None`) that `watch` selects, through the manager's shared watch of the kind and
+    /// selection (`related`), keeping its store; returns the stream of the objects whose
+    /// changes start a pass (`watch`'s, every change by default), for the controller to
     /// reconcile their owners (or the objects `map_watched` names).
     pub(crate) fn watch(
         &mut self,
@@ -69,11 +71,12 @@ impl Owned {
         client: &Client,
         namespace: Option<&str>,
         resource: &ApiResource,
-        changes: OwnedChanges,
+        watch: &Watch,
     ) -> impl Stream<Item = Result<PartialObjectMeta<DynamicObject>, watcher::Error>> + Send + 'static + use<> {
         let mut spec_changes = SpecChanges::default();
-        let passes = move |event: &_| changes == OwnedChanges::All || spec_changes.pass(event);
-        let (store, triggers) = related.subscribe(client, namespace, resource, Box::new(passes), true);
+        let all = watch.changes.unwrap_or(Changes::All) == Changes::All;
+        let passes = move |event: &_| all || spec_changes.pass(event);
+        let (store, triggers) = related.subscribe(client, namespace, resource, watch, Box::new(passes), true);
         let key = (resource.api_version.clone(), resource.kind.clone());
         self.stores.insert(key, (resource.clone(), store));
         triggers

@@ -117,7 +117,10 @@ mod tests {
         let store = writer.as_reader();
         let listed = [Event::Init, Event::InitApply(map("a")), Event::InitApply(map("b")), Event::InitDone];
         reflector(writer, futures::stream::iter(listed.map(Ok))).for_each(|_| async {}).await;
-        let backoff = Arc::new(Backoff::<ConfigMap>::default());
+        let backoff = Arc::new(Backoff::<ConfigMap>::new(
+            std::time::Duration::from_millis(5),
+            std::time::Duration::from_secs(1000),
+        ));
         backoff.failed(ObjectRef::new("a").within("ns"));
         // Failing, but gone from the cache: nothing to retry.
         backoff.failed(ObjectRef::new("c").within("ns"));

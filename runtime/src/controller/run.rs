@@ -15,7 +15,8 @@ use tracing::{Instrument, debug, info, warn};
 
 use super::backoff::Backoff;
 use super::changes::SpecChanges;
-use super::error::{Error, error_chain, error_reason, is_unreachable};
+use super::config::{Changes, Config, KindKey};
+use super::error::{Error, error_chain, error_reason, is_terminal, is_unreachable};
 use super::index::Index;
 use super::listing;
 use super::metrics::Metrics;
@@ -26,27 +27,27 @@ use super::retry::{NoPause, retrying};
 use super::scope::{self, ObjectOf};
 use super::shared::RelatedWatches;
 use super::watched::{Cache, Watched};
-use super::{Cleanup, Context, EventType, OwnedChanges, Reconciler, finalizer, stalled};
+use super::{Cleanup, Context, EventType, Reconciler, finalizer, stalled};
 use crate::ControllerTarget;
 
 /// The objects reconciler `R` reconciles.
 type Object<R> = ObjectOf<<R as Reconciler>::Kind>;
 
-/// How one controller runs.
+/// Where and when the manager runs one controller (how it runs is its [`Config`]).
 #[derive(Clone, Debug, Default)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// Watch only this namespace (a namespace-scoped manager, `WATCH_NAMESPACE`); `None` watches
     /// every namespace. Cluster-scoped kinds are always watched whole.
-    pub watch_namespace: Option<String>,
+    pub(crate) watch_namespace: Option<String>,
     /// `None` reconciles from the start. With a receiver (a replica under leader election),
     /// the controller watches and fills its caches at once, starts passes only while it holds
     /// `true`, and reconciles every cached object when it turns `true`: a new leader needs no
     /// initial list.
-    pub leading: Option<tokio::sync::watch::Receiver<bool>>,
+    pub(crate) leading: Option<tokio::sync::watch::Receiver<bool>>,
     /// The watches of owned and watched kinds, shared by the controllers [`start`]ed with clones
     /// of it and run joined with its `run()`: the manager gives all of its controllers one, so
     /// that a kind two of them own is watched and kept in memory once.
-    pub related: RelatedWatches,
+    pub(crate) related: RelatedWatches,
 }
 
 /// `stream`, left out while `leading` holds `false`: its objects are in the caches already,
@@ -103,29 +104,15 @@ impl Every {
     }
 }
 
-/// Runs the controller of `reconciler` until `shutdown` completes, then lets the passes that
-/// are running finish. The controller's name is the lower-cased kind. Its watches are its own
-/// (`options.related` is not used): controllers that share theirs are started with [`start`]
-/// and run joined with one `RelatedWatches::run`, as the manager does.
-pub async fn run<R: Reconciler>(
+/// The controller of `reconciler` with `config` (checked by the caller: [`Config::check`]),
+/// running until `shutdown` completes, then letting the passes that are running finish. Its
+/// name is the lower-cased kind. It is set up (its share of `options.related` subscribed)
+/// before this returns, without the shared watches: the manager starts each controller, then
+/// runs the returned futures joined with `options.related.run()`, so that the watches start
+/// with all their controllers subscribed.
+pub(crate) fn start<R: Reconciler>(
     reconciler: R,
-    client: Client,
-    metrics: Metrics,
-    options: RunOptions,
-    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
-) {
-    let related = RelatedWatches::default();
-    let options = RunOptions { related: related.clone(), ..options };
-    let controller = start(reconciler, client, metrics, options, shutdown);
-    futures::future::join(controller, related.run()).await;
-}
-
-/// The controller of [`run`], set up (its share of `options.related` subscribed) before this
-/// returns, without the shared watches: a caller running several controllers starts each,
-/// then runs the returned futures joined with `options.related.run()`, so that the watches
-/// start with all their controllers subscribed.
-pub fn start<R: Reconciler>(
-    reconciler: R,
+    config: Config<R::Kind>,
     client: Client,
     metrics: Metrics,
     options: RunOptions,
@@ -135,26 +122,30 @@ pub fn start<R: Reconciler>(
     let name = definition.kind.to_lowercase();
     let namespace = options.watch_namespace.as_deref().filter(|ns| !ns.is_empty());
     let objects: Api<Object<R>> = scope::api(client.clone(), namespace);
-    // Only changes a pass can act on start one (see `changed`).
+    let own = config.watch_of(&KindKey::of_object::<Object<R>>());
     let (reader, writer) = reflector::store();
     // Managed fields are left out of the cache: they are often half of an object's size.
-    let watch = listing::watch(objects, definition.kind.to_string()).modify(|o| o.meta_mut().managed_fields = None);
+    let watch = listing::watch(objects, definition.kind.to_string(), own.watcher_config())
+        .modify(|o| o.meta_mut().managed_fields = None);
     let watch = retrying(watch, definition.kind.to_string());
-    let index = Arc::new(Index::new(R::index_keys));
+    let index = Arc::new(Index::new(config.index.clone()));
     let indexing = index.clone();
     let events = reflector(writer, watch).inspect_ok(move |event| indexing.follow(event));
     let (events, recovered) = recovery::outages(events);
+    // By default only changes a pass can act on start one (see `changed`).
+    let all = own.changes.unwrap_or(Changes::Spec) == Changes::All;
     let mut spec_changes = SpecChanges::default();
-    let changes = triggers(events, reader.clone(), (), move |event| spec_changes.pass(event), false);
-    let backoff = Arc::new(Backoff::default());
+    let changes = triggers(events, reader.clone(), (), move |event| all || spec_changes.pass(event), false);
+    let (base, max) = config.backoff;
+    let backoff = Arc::new(Backoff::new(base, max));
     let retries = recovery::retries(recovered, backoff.clone(), reader.clone()).map(Ok);
     let changes = futures::stream::select(changes, retries);
     let leading = options.leading.as_ref();
     let changes = while_leading(changes, leading);
-    let config = controller::Config::default().concurrency(R::MAX_CONCURRENT_RECONCILES);
+    let concurrency = config.concurrency;
     // Each watch retries on its own (`retrying`); a pause of the merged stream would stop all.
     let mut controller = controller::Controller::for_stream(changes, reader.clone())
-        .with_config(config)
+        .with_config(controller::Config::default().concurrency(concurrency))
         .trigger_backoff(NoPause)
         .reconcile_all_on(became_leader(leading));
 
@@ -170,13 +161,15 @@ pub fn start<R: Reconciler>(
     };
     for related in definition.owns {
         let resource = resource(related);
-        let changes = owned.watch(&options.related, &client, namespace, &resource, R::owned_changes(related));
+        let watch = config.watch_of(&KindKey::of_related(related));
+        let changes = owned.watch(&options.related, &client, namespace, &resource, &watch);
         controller = controller.owns_stream_with(while_leading(changes, leading), resource);
     }
     let mut watched = Vec::new();
     for related in definition.watches {
         let resource = resource(related);
-        let changes = owned.watch(&options.related, &client, namespace, &resource, OwnedChanges::All);
+        let watch = config.watch_of(&KindKey::of_related(related));
+        let changes = owned.watch(&options.related, &client, namespace, &resource, &watch);
         watched.push((*related, while_leading(changes, leading), resource));
     }
 
@@ -195,7 +188,7 @@ pub fn start<R: Reconciler>(
         controller = controller.watches_stream_with(changes, map, resource);
     }
     async move {
-        info!(controller = %name, concurrency = R::MAX_CONCURRENT_RECONCILES, "starting controller");
+        info!(controller = %name, concurrency, "starting controller");
         controller
             .graceful_shutdown_on(shutdown)
             .run(reconcile, error_policy, shared)
@@ -204,6 +197,11 @@ pub fn start<R: Reconciler>(
                     Ok((object, action)) => debug!(%object, ?action, "reconciled"),
                     // error_policy has logged it with the object, `retrying` a watch's error.
                     Err(controller::Error::ReconcilerFailed(..) | controller::Error::QueueError(_)) => {}
+                    // An owner deleted since, or outside the kind's label selection
+                    // (`Config::watch`): nothing to reconcile.
+                    Err(controller::Error::ObjectNotFound(object)) => {
+                        debug!(%object, "not in the cache, not reconciled")
+                    }
                     Err(err) => warn!(error = error_chain(&err), "controller error"),
                 }
             })
@@ -286,7 +284,7 @@ impl<R: Reconciler> Shared<R> {
 /// the `Stalled` condition too, and not retried until the object changes.
 fn error_policy<R: Reconciler>(object: Arc<Object<R>>, error: &Error<R::Error>, shared: Arc<Shared<R>>) -> Action {
     let (reason, terminal) = match error {
-        Error::Reconcile(err) | Error::Cleanup(err) => (R::error_reason(err), R::is_terminal(err)),
+        Error::Reconcile(err) | Error::Cleanup(err) => (error_reason(err), is_terminal(err)),
         Error::Finalizer { source, .. } => match error_reason(source) {
             "conflict" => ("conflict", false),
             _ => ("finalizer", false),

@@ -29,6 +29,7 @@ use kube::{Api, Client};
 use tokio::sync::mpsc;
 use tracing::debug;
 
+use super::config::Watch;
 use super::listing;
 use super::relist::{Batch, Triggers};
 use super::retry::retrying;
@@ -42,14 +43,15 @@ pub(crate) type WatchEvent = Result<Event<Meta>, watcher::Error>;
 /// Which of a subscriber's events start passes; it sees every event, in order.
 pub(crate) type Filter = Box<dyn FnMut(&WatchEvent) -> bool + Send>;
 
-/// A related kind's watch: `apiVersion`, kind and the namespace watched (`None`: all).
-type Key = (String, String, Option<String>);
+/// A related kind's watch: `apiVersion`, kind, the namespace watched (`None`: all), and its
+/// label and field selectors as the API server reads them (empty: none).
+type Key = (String, String, Option<String>, (String, String));
 
 /// The watches of related kinds that the controllers of one manager share: one watch and one
-/// metadata store per kind and namespace. Clones share the watches; [`Default`] starts an
-/// empty set (what a controller run on its own gets).
+/// metadata store per kind, namespace and selection. Clones share the watches; [`Default`]
+/// starts an empty set (what a controller run on its own gets).
 #[derive(Clone, Default)]
-pub struct RelatedWatches {
+pub(crate) struct RelatedWatches {
     registry: Arc<Mutex<Registry>>,
 }
 
@@ -79,6 +81,8 @@ struct Pending {
     writer: Writer<Meta>,
     api: Api<Meta>,
     kind: String,
+    /// The watch's selectors.
+    config: watcher::Config,
     subscribers: Vec<Subscriber>,
 }
 
@@ -98,7 +102,7 @@ const BUFFERED: usize = 16;
 
 impl RelatedWatches {
     /// Follows the metadata of `resource`'s objects in `namespace` (all namespaces when
-    /// `None`): returns the store of the kind's watch and the stream of the objects whose
+    /// `None`) that `watch` selects: returns the store of the kind's watch and the stream of the objects whose
     /// events `passes` lets through (deletions too when `deletions`), the objects of a list
     /// once the store holds it (see `super::relist`). Lists come from the API server's watch
     /// cache; managed fields are left out of the store. The watch's errors are logged and
@@ -108,15 +112,18 @@ impl RelatedWatches {
         client: &Client,
         namespace: Option<&str>,
         resource: &ApiResource,
+        watch: &Watch,
         passes: Filter,
         deletions: bool,
     ) -> (Store<Meta>, impl Stream<Item = Result<Meta, watcher::Error>> + Send + 'static + use<>) {
-        let key = (resource.api_version.clone(), resource.kind.clone(), namespace.map(String::from));
+        let selection = watch.selection();
+        let key = (resource.api_version.clone(), resource.kind.clone(), namespace.map(String::from), selection);
+        let config = watch.watcher_config();
         let (sender, mut receiver) = mpsc::channel(BUFFERED);
         let shared = {
             let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
             (!registry.running).then(|| {
-                registry.watches.entry(key).or_insert_with(|| Shared::new(client, namespace, resource)).clone()
+                registry.watches.entry(key).or_insert_with(|| Shared::new(client, namespace, resource, &config)).clone()
             })
         };
         let joined = match &shared {
@@ -131,7 +138,7 @@ impl RelatedWatches {
             Err(subscriber) => subscriber,
         };
         debug!(kind = %resource.kind, "watch already started, following a watch of its own");
-        let (store, pending) = Shared::own(client, namespace, resource, deletions, passes, sender);
+        let (store, pending) = Shared::own(client, namespace, resource, &config, deletions, passes, sender);
         let start = stream::once(async move {
             tokio::spawn(pending.fan_out());
         });
@@ -141,7 +148,7 @@ impl RelatedWatches {
     /// Runs the watches subscribed so far until none of their subscribers is left (every
     /// controller following them has stopped): what runs the controllers joins this with them.
     /// A second call runs none (the first has taken them).
-    pub async fn run(&self) {
+    pub(crate) async fn run(&self) {
         let pending: Vec<Pending> = {
             let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
             registry.running = true;
@@ -156,8 +163,13 @@ impl RelatedWatches {
 }
 
 impl Shared {
-    fn new(client: &Client, namespace: Option<&str>, resource: &ApiResource) -> Arc<Mutex<Self>> {
-        let (store, pending) = Pending::new(client, namespace, resource);
+    fn new(
+        client: &Client,
+        namespace: Option<&str>,
+        resource: &ApiResource,
+        config: &watcher::Config,
+    ) -> Arc<Mutex<Self>> {
+        let (store, pending) = Pending::new(client, namespace, resource, config);
         Arc::new(Mutex::new(Self { store, pending: Some(pending) }))
     }
 
@@ -166,11 +178,12 @@ impl Shared {
         client: &Client,
         namespace: Option<&str>,
         resource: &ApiResource,
+        config: &watcher::Config,
         deletions: bool,
         passes: Filter,
         sender: mpsc::Sender<Batch<Meta>>,
     ) -> (Store<Meta>, Pending) {
-        let (store, mut pending) = Pending::new(client, namespace, resource);
+        let (store, mut pending) = Pending::new(client, namespace, resource, config);
         pending.add(&store, resource, deletions, passes, sender);
         (store, pending)
     }
@@ -195,15 +208,22 @@ impl Shared {
 }
 
 impl Pending {
-    /// A watch of `resource`'s objects in `namespace` (all when `None`), and its store.
-    fn new(client: &Client, namespace: Option<&str>, resource: &ApiResource) -> (Store<Meta>, Self) {
+    /// A watch of `resource`'s objects in `namespace` (all when `None`) that `config` selects,
+    /// and its store.
+    fn new(
+        client: &Client,
+        namespace: Option<&str>,
+        resource: &ApiResource,
+        config: &watcher::Config,
+    ) -> (Store<Meta>, Self) {
         let api = match namespace {
             Some(ns) => Api::namespaced_with(client.clone(), ns, resource),
             None => Api::all_with(client.clone(), resource),
         };
         let writer = Writer::new(resource.clone());
         let store = writer.as_reader();
-        (store, Self { writer, api, kind: resource.kind.clone(), subscribers: Vec::new() })
+        let config = config.clone();
+        (store, Self { writer, api, kind: resource.kind.clone(), config, subscribers: Vec::new() })
     }
 
     /// Adds a subscriber whose list view reads `store`.
@@ -223,7 +243,7 @@ impl Pending {
     async fn fan_out(self) {
         // Managed fields are most of an object's metadata, and nothing here reads them; nor
         // the type of the metadata-only answer.
-        let watch = listing::watch(self.api, self.kind.clone()).modify(|object| {
+        let watch = listing::watch(self.api, self.kind.clone(), self.config).modify(|object| {
             object.metadata.managed_fields = None;
             object.types = None;
         });
@@ -367,7 +387,8 @@ mod tests {
         let client = Client::try_from(config).unwrap();
         let (resource, _, _) = deployments();
         let related = RelatedWatches::default();
-        let subscribe = || related.subscribe(&client, Some("default"), &resource, Box::new(|_| true), true);
+        let subscribe =
+            || related.subscribe(&client, Some("default"), &resource, &Watch::default(), Box::new(|_| true), true);
         let (first, _first_triggers) = subscribe();
         let (second, _second_triggers) = subscribe();
         let subscribers = |related: &RelatedWatches| -> Vec<usize> {
@@ -381,7 +402,8 @@ mod tests {
         // With nothing subscribed the run ends at once; a later subscriber gets a watch of its own.
         let started = RelatedWatches::default();
         started.run().await;
-        let (_, _own) = started.subscribe(&client, Some("default"), &resource, Box::new(|_| true), true);
+        let (_, _own) =
+            started.subscribe(&client, Some("default"), &resource, &Watch::default(), Box::new(|_| true), true);
         assert_eq!(subscribers(&started), Vec::<usize>::new());
     }
 

@@ -111,13 +111,26 @@ impl<K: Kind> Cache<K> {
     }
 
     /// The objects in `namespace` (in every namespace: `None`) that
-    /// [`super::Reconciler::index_keys`] gives the key `key`: a lookup, where [`Cache::find`]
+    /// [`super::Config::index`] gives the key `key`: a lookup, where [`Cache::find`]
     /// scans (controller-runtime's `MatchingFields` on a field index).
     ///
-    /// ```ignore
-    /// // index_keys: the Secret each Tenant names, as `<namespace>/<name>`.
-    /// let key = format!("{}/{}", watched.namespace().unwrap_or_default(), watched.name());
-    /// cache.indexed(None, &key)
+    /// ```
+    /// # use rop::controller::{Cache, Config, ObjectRef, Watched};
+    /// # #[derive(rop::CustomResource, serde::Serialize, serde::Deserialize, Clone, Debug, rop::JsonSchema)]
+    /// # #[rop(group = "example.com", version = "v1", kind = "Tenant", namespaced)]
+    /// # #[rop(watches(rop::k8s_openapi::api::core::v1::Secret))]
+    /// # pub struct TenantSpec { secret_name: String }
+    /// // In `Reconciler::config`: each Tenant under the Secret it names, `<namespace>/<name>`.
+    /// let config = Config::<Tenant>::default().index(|tenant: &Tenant| {
+    ///     let namespace = tenant.metadata.namespace.clone().unwrap_or_default();
+    ///     vec![format!("{namespace}/{}", tenant.spec.secret_name)]
+    /// });
+    ///
+    /// // In `Reconciler::map_watched`: the Tenants that name the Secret that changed.
+    /// fn tenants_of(secret: &Watched, cache: &Cache<Tenant>) -> Vec<ObjectRef<Tenant>> {
+    ///     let key = format!("{}/{}", secret.namespace().unwrap_or_default(), secret.name());
+    ///     cache.indexed(None, &key)
+    /// }
     /// ```
     pub fn indexed(&self, namespace: Option<&str>, key: &str) -> Vec<ObjectRef<ObjectOf<K>>> {
         self.index.lookup(namespace, key)
@@ -125,9 +138,16 @@ impl<K: Kind> Cache<K> {
 
     /// Every object for which `refers` is true (a linear scan of the cache).
     ///
-    /// ```ignore
+    /// ```
+    /// # use rop::controller::{Cache, ObjectRef, Watched};
+    /// # #[derive(rop::CustomResource, serde::Serialize, serde::Deserialize, Clone, Debug, rop::JsonSchema)]
+    /// # #[rop(group = "example.com", version = "v1", kind = "Tenant", namespaced)]
+    /// # #[rop(watches(rop::k8s_openapi::api::core::v1::Secret))]
+    /// # pub struct TenantSpec { secret_name: Option<String> }
     /// // The Tenants whose spec names the Secret that changed.
-    /// cache.find(|tenant| tenant.spec.secret_name.as_deref() == Some(&*watched.name()))
+    /// fn tenants_of(secret: &Watched, cache: &Cache<Tenant>) -> Vec<ObjectRef<Tenant>> {
+    ///     cache.find(|tenant| tenant.spec.secret_name.as_deref() == Some(&*secret.name()))
+    /// }
     /// ```
     pub fn find(&self, refers: impl Fn(&ObjectOf<K>) -> bool) -> Vec<ObjectRef<ObjectOf<K>>> {
         self.store.state().iter().filter(|object| refers(object)).map(|object| ObjectRef::from_obj(&**object)).collect()

@@ -5,11 +5,39 @@
 //! A generated `src/main.rs` parses [`Options`] (flattened into the project's own flags), adds
 //! the project's controllers and webhooks, and runs:
 //!
-//! ```ignore
-//! let mut manager = Manager::new(env!("CARGO_PKG_NAME"), args.manager);
-//! manager.add_controller(controller::memcached::MemcachedReconciler);
-//! manager.add_webhooks(webhook::server()?);
-//! manager.run().await?;
+//! ```no_run
+//! # use std::sync::Arc;
+//! # use rop::controller::{Action, Context, Reconciler};
+//! # #[derive(rop::CustomResource, serde::Serialize, serde::Deserialize, Clone, Debug, rop::JsonSchema)]
+//! # #[rop(group = "cache.example.com", version = "v1alpha1", kind = "Memcached", namespaced)]
+//! # pub struct MemcachedSpec {}
+//! # pub struct MemcachedReconciler;
+//! # impl Reconciler for MemcachedReconciler {
+//! #     type Kind = Memcached;
+//! #     type Error = rop::kube::Error;
+//! #     async fn reconcile(&self, _: Arc<Memcached>, _: &Context<Memcached>) -> Result<Action, Self::Error> {
+//! #         Ok(Action::await_change())
+//! #     }
+//! # }
+//! # mod webhook { pub fn server() -> Result<rop::webhook::Server, rop::webhook::SetupError> { rop::webhook::Server::build([]) } }
+//! use clap::Parser;
+//! use rop::manager::{Manager, Options};
+//!
+//! #[derive(Parser)]
+//! struct Args {
+//!     #[command(flatten)]
+//!     manager: Options,
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let args = Args::parse();
+//!     let mut manager = Manager::new(env!("CARGO_PKG_NAME"), args.manager);
+//!     manager.add_controller(MemcachedReconciler);
+//!     manager.add_webhooks(webhook::server()?);
+//!     manager.run().await?;
+//!     Ok(())
+//! }
 //! ```
 //!
 //! [`Manager::run`] then:
@@ -106,6 +134,18 @@ pub enum Error {
     /// Another replica took the lease: the manager stops so that the Pod restarts.
     #[error("lost the leader lease")]
     LeaseLost,
+    /// Two servers given to [`Manager::add_webhooks`] cannot be served together; the manager
+    /// starts nothing.
+    #[error(transparent)]
+    WebhookSetup(webhook::SetupError),
+    /// A controller's [`controller::Config`] cannot be used; the manager starts nothing.
+    #[error("controller {controller}: {message}")]
+    Controller {
+        /// The controller's name, its kind in lower case.
+        controller: String,
+        /// What is wrong, and how to fix it.
+        message: String,
+    },
 }
 
 /// Starts one controller with the manager's client, metrics, options and shutdown signal.
@@ -119,6 +159,8 @@ pub struct Manager {
     registry: Registry,
     metrics: Metrics,
     controllers: Vec<StartController>,
+    /// The first controller whose config cannot be used: [`Manager::run_until`] returns it.
+    invalid: Option<Error>,
     webhooks: Option<webhook::Server>,
     readiness: Readiness,
 }
@@ -136,6 +178,7 @@ impl Manager {
             registry,
             metrics,
             controllers: Vec::new(),
+            invalid: None,
             webhooks: None,
             readiness: Readiness::default(),
         }
@@ -147,17 +190,35 @@ impl Manager {
         Self { client: Some(client), ..Self::new(name, options) }
     }
 
-    /// Adds the controller of `reconciler`'s kind.
+    /// Adds the controller of `reconciler`'s kind, run as its [`Reconciler::config`] says. A
+    /// config that cannot be used (a watch of a kind the controller does not own or watch, an
+    /// invalid label selector) makes [`Manager::run`] fail at once with [`Error::Controller`].
     pub fn add_controller<R: Reconciler>(&mut self, reconciler: R) -> &mut Self {
+        let config = reconciler.config();
+        if let Err(message) = config.check() {
+            let controller = <R::Kind as crate::ControllerTarget>::CONTROLLER.kind.to_lowercase();
+            self.invalid.get_or_insert(Error::Controller { controller, message });
+            return self;
+        }
         self.controllers.push(Box::new(move |client, metrics, options, shutdown| {
-            Box::pin(controller::start(reconciler, client, metrics, options, shutdown.cancelled_owned()))
+            Box::pin(controller::start(reconciler, config, client, metrics, options, shutdown.cancelled_owned()))
         }));
         self
     }
 
-    /// Serves `webhooks` (`webhook::server()` of the project); an empty server starts nothing.
+    /// Serves `webhooks` (`webhook::server()` of the project) beside those added before; an
+    /// empty server adds nothing. Two webhooks at one path, or two hubs of one kind's
+    /// conversion, make [`Manager::run`] fail at once with [`Error::WebhookSetup`].
     pub fn add_webhooks(&mut self, webhooks: webhook::Server) -> &mut Self {
-        self.webhooks = Some(webhooks);
+        match self.webhooks.take() {
+            None => self.webhooks = Some(webhooks),
+            Some(earlier) => match earlier.merge(webhooks) {
+                Ok(merged) => self.webhooks = Some(merged),
+                Err(err) => {
+                    self.invalid.get_or_insert(Error::WebhookSetup(err));
+                }
+            },
+        }
         self
     }
 
@@ -200,7 +261,10 @@ impl Manager {
     /// No client, a port that cannot be bound, a webhook certificate that cannot be read,
     /// leader election that cannot start, or a lost lease.
     pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> Result<(), Error> {
-        let Self { name, options, client, mut registry, metrics, controllers, webhooks, readiness } = self;
+        let Self { name, options, client, mut registry, metrics, controllers, invalid, webhooks, readiness } = self;
+        if let Some(invalid) = invalid {
+            return Err(invalid);
+        }
         let timing = options.leader_election_timing()?;
         let lease = options.leader_election_id.clone().unwrap_or_else(|| format!("{name}-leader"));
         if options.leader_elect {

@@ -41,7 +41,12 @@ impl FromStr for BindAddress {
 /// assert!(args.manager.leader_elect);
 /// assert_eq!(args.manager.metrics_bind_address, rop::manager::BindAddress(None));
 /// ```
+///
+/// [`Options::default`] is what the manager runs with when no flag is given (and no
+/// environment variable is set): the flags' own defaults. The struct is `#[non_exhaustive]`: a
+/// new flag is not a breaking change, so build it from a default and set fields.
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
+#[non_exhaustive]
 pub struct Options {
     /// Address of the Prometheus `/metrics` endpoint; `0` disables it.
     #[arg(long, default_value = "0.0.0.0:8080")]
@@ -135,29 +140,28 @@ pub struct Options {
     pub enable_webhooks: bool,
 }
 
+impl Default for Options {
+    /// Every flag at its default, as `manager` with no arguments parses them, but without
+    /// reading the environment variables some flags fall back on (`POD_NAMESPACE`,
+    /// `WATCH_NAMESPACE`, ...): a value built in code does not depend on where it runs.
+    fn default() -> Self {
+        use clap::{Args as _, FromArgMatches as _};
+        let command = Self::augment_args(clap::Command::new("manager")).mut_args(|arg| arg.env(None));
+        let matches = command.try_get_matches_from(["manager"]).expect("every flag has a default or is optional");
+        Self::from_arg_matches(&matches).expect("the defaults parse")
+    }
+}
+
 impl Options {
-    /// The options of a manager inside a test: no metrics or probe servers, no leader election,
-    /// no webhook server, every namespace watched.
+    /// The options of a manager inside a test: [`Options::default`] without the metrics and
+    /// probe servers and the webhook server (on `127.0.0.1:0` when a test enables it).
     pub fn for_tests() -> Self {
         Self {
             metrics_bind_address: BindAddress(None),
             health_probe_bind_address: BindAddress(None),
-            leader_elect: false,
-            leader_election_namespace: "default".into(),
-            leader_election_id: None,
-            leader_election_identity: None,
-            leader_elect_lease_duration: LeaderElectionTiming::DEFAULT.lease_duration,
-            leader_elect_renew_deadline: LeaderElectionTiming::DEFAULT.renew_deadline,
-            leader_elect_retry_period: LeaderElectionTiming::DEFAULT.retry_period,
-            watch_namespace: None,
             webhook_bind_address: SocketAddr::from(([127, 0, 0, 1], 0)),
-            webhook_cert_dir: PathBuf::from(crate::webhook::DEFAULT_CERT_DIR),
-            webhook_cert_mode: super::certs::CertMode::Mounted,
-            webhook_name_prefix: None,
-            webhook_cert_lifetime: Duration::from_secs(2160 * 3600),
-            webhook_url: None,
-            webhook_client_ca_file: None,
             enable_webhooks: false,
+            ..Self::default()
         }
     }
 
@@ -281,6 +285,20 @@ mod tests {
         assert!("localhost".parse::<BindAddress>().is_err());
         let any: SocketAddr = "0.0.0.0:8081".parse().unwrap();
         assert_eq!(":8081".parse(), Ok(BindAddress(Some(any))), "Go's port-only form");
+    }
+
+    #[test]
+    fn the_default_is_the_flags_defaults_without_the_environment() {
+        let defaults = Options::default();
+        assert_eq!(defaults.metrics_bind_address, BindAddress(Some("0.0.0.0:8080".parse().unwrap())));
+        assert_eq!(defaults.webhook_cert_lifetime, Duration::from_secs(2160 * 3600));
+        assert_eq!(defaults.leader_election_namespace, "default");
+        assert_eq!(defaults.leader_elect_lease_duration, LeaderElectionTiming::DEFAULT.lease_duration);
+        assert_eq!(defaults.watch_namespace, None);
+        assert!(defaults.enable_webhooks);
+        let tests = Options::for_tests();
+        assert_eq!((tests.metrics_bind_address, tests.enable_webhooks), (BindAddress(None), false));
+        assert_eq!(tests.webhook_cert_lifetime, defaults.webhook_cert_lifetime);
     }
 
     #[test]

@@ -18,7 +18,7 @@ type Convert = fn(Value) -> Result<Value, ConversionError>;
 
 /// The versions of one kind and how to convert between them: the hub `H` (the storage version)
 /// and its spokes. Build with [`HubConversion::hub`] and [`HubConversion::spoke`], then give it
-/// to [`super::Server::conversion`].
+/// to [`super::Registration::conversion`].
 pub struct HubConversion<H> {
     pub(crate) kind: KindConversion,
     hub: PhantomData<fn() -> H>,
@@ -43,7 +43,7 @@ where
     H: CustomResource + Serialize + DeserializeOwned + 'static,
 {
     /// Conversion of `H`'s kind with `H` as the hub. The hub must be the kind's storage version
-    /// (`storage` in its `#[rop(...)]`); [`super::Server::conversion`] refuses it otherwise.
+    /// (`storage` in its `#[rop(...)]`); [`super::Registration::conversion`] refuses it otherwise.
     pub fn hub() -> Self {
         let d = H::DEFINITION;
         HubConversion {
@@ -143,7 +143,7 @@ fn convert_one(
     }
     let conversion = kinds.get(&(group.to_string(), kind.clone())).ok_or_else(|| {
         ConversionError::new(format!(
-            "this server has no conversion for {group} {kind}: register it with Server::conversion"
+            "this server has no conversion for {group} {kind}: register it with Registration::conversion"
         ))
     })?;
     let (from, to) = (from.to_string(), to.to_string());

@@ -27,9 +27,9 @@ pub const CONVERSION_PATH: &str = "/convert";
 
 type Handler = Arc<dyn Fn(Value, Client) -> Pin<Box<dyn Future<Output = Value> + Send>> + Send + Sync>;
 
-/// The manager's webhook server: a handler per path. Build it with [`Server::defaulter`],
-/// [`Server::validator`] and [`Server::conversion`]; test it with [`Server::handle`]; run it
-/// with [`Server::serve`](Server::serve).
+/// The manager's webhook server: a handler per path. Build it with [`Server::build`] from a
+/// list of [`Registration`]s; test it with [`Server::handle`]; run it in a manager
+/// (`Manager::add_webhooks`).
 #[derive(Default)]
 pub struct Server {
     handlers: BTreeMap<String, Handler>,
@@ -46,21 +46,28 @@ pub struct Server {
 }
 
 /// One webhook to register, for [`Server::build`]: a list of these is how a project names its
-/// webhooks (`src/webhook/mod.rs`, extended by `rop create webhook`).
+/// webhooks (`src/webhook/mod.rs`, extended by `rop create webhook`): a defaulter at its
+/// kind's mutating webhook's path, a validator at its validating webhook's, the conversions of
+/// one kind at [`CONVERSION_PATH`].
 pub struct Registration(Box<dyn FnOnce(Server) -> Result<Server, SetupError>>);
 
 impl Registration {
-    /// As [`Server::defaulter`].
+    /// Serves `defaulter` at the path of its kind's mutating webhook. [`Server::build`] fails
+    /// when the kind has no `#[rop(webhook(mutating, ...))]`, or another webhook has the path.
     pub fn defaulter<D: Defaulter>(defaulter: D) -> Registration {
         Registration(Box::new(move |server| server.defaulter(defaulter)))
     }
 
-    /// As [`Server::validator`].
+    /// Serves `validator` at the path of its kind's validating webhook. [`Server::build`] fails
+    /// when the kind has no `#[rop(webhook(validating, ...))]`, or another webhook has the path.
     pub fn validator<V: Validator>(validator: V) -> Registration {
         Registration(Box::new(move |server| server.validator(validator)))
     }
 
-    /// As [`Server::conversion`].
+    /// Serves the conversions of one kind at [`CONVERSION_PATH`]; registering the same hub
+    /// again adds its spokes. [`Server::build`] fails when the hub is not the storage version,
+    /// a spoke is not a version of the same kind, or the kind has a conversion with another
+    /// hub already.
     pub fn conversion<H: 'static>(conversion: HubConversion<H>) -> Registration {
         Registration(Box::new(move |server| server.conversion(conversion)))
     }
@@ -68,7 +75,7 @@ impl Registration {
 
 impl Server {
     /// A server with no webhooks.
-    pub fn new() -> Server {
+    pub(crate) fn new() -> Server {
         Server::default()
     }
 
@@ -102,9 +109,9 @@ impl Server {
     ///
     /// # Errors
     /// The kind has no `#[rop(webhook(mutating, ...))]`, or another webhook has the same path.
-    pub fn defaulter<D: Defaulter>(mut self, defaulter: D) -> Result<Server, SetupError> {
+    pub(crate) fn defaulter<D: Defaulter>(mut self, defaulter: D) -> Result<Server, SetupError> {
         let target = <D::Kind as WebhookTarget>::TARGET;
-        let webhook = target.webhook(true).ok_or_else(|| SetupError::NoWebhook {
+        let webhook = target.mutating_webhook().ok_or_else(|| SetupError::NoWebhook {
             kind: target.name(),
             which: "defaulting",
             flag: "mutating",
@@ -125,9 +132,9 @@ impl Server {
     ///
     /// # Errors
     /// The kind has no `#[rop(webhook(validating, ...))]`, or another webhook has the same path.
-    pub fn validator<V: Validator>(mut self, validator: V) -> Result<Server, SetupError> {
+    pub(crate) fn validator<V: Validator>(mut self, validator: V) -> Result<Server, SetupError> {
         let target = <V::Kind as WebhookTarget>::TARGET;
-        let webhook = target.webhook(false).ok_or_else(|| SetupError::NoWebhook {
+        let webhook = target.validating_webhook().ok_or_else(|| SetupError::NoWebhook {
             kind: target.name(),
             which: "validating",
             flag: "validating",
@@ -150,7 +157,7 @@ impl Server {
     /// # Errors
     /// The hub is not the storage version, a spoke is not a version of the same kind, or the
     /// kind already has a conversion with another hub.
-    pub fn conversion<H>(mut self, conversion: HubConversion<H>) -> Result<Server, SetupError> {
+    pub(crate) fn conversion<H>(mut self, conversion: HubConversion<H>) -> Result<Server, SetupError> {
         let kind = conversion.kind;
         if let Some(error) = kind.errors.first() {
             return Err(error.clone());
@@ -160,6 +167,12 @@ impl Server {
             return Err(SetupError::HubNotStorage { hub: name });
         }
         let key = (kind.group.to_string(), kind.kind.to_string());
+        self.add_conversion(key, kind)?;
+        Ok(self)
+    }
+
+    /// Adds the conversions of one kind: its spokes join those of the same hub.
+    fn add_conversion(&mut self, key: (String, String), kind: KindConversion) -> Result<(), SetupError> {
         match self.conversions.get_mut(&key) {
             Some(existing) if existing.hub_version == kind.hub_version => existing.spokes.extend(kind.spokes),
             Some(existing) => {
@@ -173,20 +186,38 @@ impl Server {
                 self.conversions.insert(key, kind);
             }
         }
+        Ok(())
+    }
+
+    /// This server with the webhooks and conversions of `other` added (what
+    /// `Manager::add_webhooks` does with a second server); `other`'s client CA file is taken
+    /// when this server has none.
+    ///
+    /// # Errors
+    /// Two webhooks at one path, or two hubs for one kind's conversion.
+    pub(crate) fn merge(mut self, other: Server) -> Result<Server, SetupError> {
+        let Server { handlers, conversions, client_ca, client: _, metrics: _, admission } = other;
+        for (path, handler) in handlers {
+            self = self.route(&path, handler)?;
+        }
+        for (key, kind) in conversions {
+            self.add_conversion(key, kind)?;
+        }
+        self.admission.extend(admission);
+        self.client_ca = self.client_ca.or(client_ca);
         Ok(self)
     }
 
     /// A server with every webhook of `registrations`, registered in order.
     ///
     /// # Errors
-    /// The first registration that fails, as [`Server::defaulter`], [`Server::validator`] and
-    /// [`Server::conversion`] do.
+    /// The first registration that fails (see [`Registration`]).
     pub fn build(registrations: impl IntoIterator<Item = Registration>) -> Result<Server, SetupError> {
         registrations.into_iter().try_fold(Server::new(), |server, registration| (registration.0)(server))
     }
 
     /// Whether this server converts the versions of kind `kind` of `group` (it has a
-    /// [`Server::conversion`] for it): its CRD's conversion goes to [`CONVERSION_PATH`].
+    /// [`Registration::conversion`] for it): its CRD's conversion goes to [`CONVERSION_PATH`].
     pub fn converts(&self, group: &str, kind: &str) -> bool {
         self.conversions.contains_key(&(group.to_string(), kind.to_string()))
     }

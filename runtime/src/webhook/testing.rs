@@ -1,13 +1,39 @@
 //! Helpers for testing webhooks without a cluster: build the reviews the API server sends,
 //! send them through [`Server::handle`], and read the answers.
 //!
-//! ```ignore
+//! ```
+//! # use rop::webhook::{Defaulter, Denied, Registration, Request, Server};
+//! # #[derive(rop::CustomResource, serde::Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, rop::JsonSchema)]
+//! # #[rop(group = "cache.example.com", version = "v1", kind = "Memcached", namespaced)]
+//! # #[rop(derive = "PartialEq", webhook(mutating))]
+//! # pub struct MemcachedSpec { #[serde(default)] pub size: Option<i32> }
+//! /// Sets `size` when the user left it out.
+//! pub struct MemcachedDefaulter;
+//!
+//! impl Defaulter for MemcachedDefaulter {
+//!     type Kind = Memcached;
+//!
+//!     async fn default(&self, object: &mut Memcached, _: &Request<'_, Memcached>) -> Result<(), Denied> {
+//!         object.spec.size.get_or_insert(1);
+//!         Ok(())
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use rop::WebhookTarget as _;
+//! use rop::webhook::testing;
+//!
+//! let server = Server::build([Registration::defaulter(MemcachedDefaulter)]).unwrap();
+//! let path = Memcached::TARGET.mutating_webhook().unwrap().path;
 //! let object = Memcached::new("sample", MemcachedSpec::default());
 //! let review = testing::admission_review("CREATE", Some(&object), None);
 //! let answer = server.handle(path, review).await.unwrap();
 //! assert_eq!(testing::verdict(&answer), Ok(vec![]));
 //! let defaulted: Memcached = testing::patched(&answer, &object);
+//! assert_eq!(defaulted.spec.size, Some(1));
 //! assert_eq!(Ok(defaulted), testing::defaulted(&MemcachedDefaulter, &object).await);
+//! # }
 //! ```
 
 use serde::Serialize;

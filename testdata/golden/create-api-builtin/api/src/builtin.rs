@@ -17,7 +17,6 @@
 )]
 #[rop(object = "rop::k8s_openapi::api::core::v1::ServiceAccount")]
 #[rop(controller)]
-#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 pub struct ServiceAccountV1;
 
 /// The built-in kind apps/v1 Deployment.
@@ -30,7 +29,6 @@ pub struct ServiceAccountV1;
 )]
 #[rop(object = "rop::k8s_openapi::api::apps::v1::Deployment")]
 #[rop(controller)]
-#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 pub struct DeploymentV1;
 
 // +rop:scaffold:builtin-kinds

@@ -21,13 +21,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rop::controller::{
-    Action, Cache, Context, ObjectRef, OwnedChanges, Reconciler, RelatedKind, Watched,
+    Action, Cache, Changes, Config, Context, ObjectRef, Reconciler, Watch, Watched,
 };
 use rop::k8s_openapi::api::apps::v1::StatefulSet;
 use rop::k8s_openapi::api::core::v1::{
     ConfigMap, ConfigMapVolumeSource, Container, ContainerPort, ServicePort, Volume, VolumeMount,
 };
 use rop::k8s_openapi::api::core::v1::{Probe, TCPSocketAction};
+use rop::k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use rop::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use rop::kube::ResourceExt;
 use rop::workload::{self, Error, Rollout};
@@ -88,8 +89,11 @@ impl Reconciler for RedisReconciler {
 
     /// The rollout reads the Pods, so an update of the StatefulSet's or the budget's status
     /// (each Pod that comes or goes makes one) starts no pass; other changes still do.
-    fn owned_changes(_: &RelatedKind) -> OwnedChanges {
-        OwnedChanges::Spec
+    fn config(&self) -> Config<Redis> {
+        let spec_changes = || Watch::default().changes(Changes::Spec);
+        Config::default()
+            .watch::<StatefulSet>(spec_changes())
+            .watch::<PodDisruptionBudget>(spec_changes())
     }
 }
 

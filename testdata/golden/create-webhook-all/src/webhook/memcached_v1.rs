@@ -48,13 +48,13 @@ impl rop::webhook::Validator for MemcachedValidator {
 
     async fn validate_update(
         &self,
-        old: &Memcached,
+        _old: &Memcached,
         new: &Memcached,
         _request: &rop::webhook::Request<'_, Self::Kind>,
     ) -> rop::webhook::Verdict {
         tracing::debug!(name = ?new.metadata.name, "validating an update of Memcached");
-        // TODO(user): check the change, e.g. refuse changes to a field that is set once.
-        let _ = old;
+        // TODO(user): check the change from `_old` (rename it to use it), e.g. refuse changes
+        // to a field that is set once.
         Ok(vec![])
     }
 
@@ -96,7 +96,7 @@ mod tests {
         let defaulter = MemcachedDefaulter;
         let expected = testing::defaulted(&defaulter, &object).await;
         let expected = expected.expect("the object is defaulted");
-        let webhook = Memcached::TARGET.webhook(true);
+        let webhook = Memcached::TARGET.mutating_webhook();
         let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);
         let answer = server()
@@ -111,7 +111,7 @@ mod tests {
     #[tokio::test]
     async fn validation_answers_with_the_verdict() {
         let object = object();
-        let webhook = Memcached::TARGET.webhook(false);
+        let webhook = Memcached::TARGET.validating_webhook();
         let path = webhook.expect("a validating webhook").path;
         let server = server();
         let reviews = [

@@ -54,7 +54,7 @@ mod tests {
         let defaulter = DeploymentDefaulter;
         let expected = testing::defaulted(&defaulter, &object).await;
         let expected = expected.expect("the object is defaulted");
-        let webhook = DeploymentV1::TARGET.webhook(true);
+        let webhook = DeploymentV1::TARGET.mutating_webhook();
         let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);
         let answer = server()

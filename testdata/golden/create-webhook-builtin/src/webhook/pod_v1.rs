@@ -29,13 +29,13 @@ impl rop::webhook::Validator for PodValidator {
 
     async fn validate_update(
         &self,
-        old: &Pod,
+        _old: &Pod,
         new: &Pod,
         _request: &rop::webhook::Request<'_, Self::Kind>,
     ) -> rop::webhook::Verdict {
         tracing::debug!(name = ?new.metadata.name, "validating an update of Pod");
-        // TODO(user): check the change, e.g. refuse changes to a field that is set once.
-        let _ = old;
+        // TODO(user): check the change from `_old` (rename it to use it), e.g. refuse changes
+        // to a field that is set once.
         Ok(vec![])
     }
 
@@ -74,7 +74,7 @@ mod tests {
     #[tokio::test]
     async fn validation_answers_with_the_verdict() {
         let object = object();
-        let webhook = PodV1::TARGET.webhook(false);
+        let webhook = PodV1::TARGET.validating_webhook();
         let path = webhook.expect("a validating webhook").path;
         let server = server();
         let reviews = [

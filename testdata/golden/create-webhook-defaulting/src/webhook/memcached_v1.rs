@@ -54,7 +54,7 @@ mod tests {
         let defaulter = MemcachedDefaulter;
         let expected = testing::defaulted(&defaulter, &object).await;
         let expected = expected.expect("the object is defaulted");
-        let webhook = Memcached::TARGET.webhook(true);
+        let webhook = Memcached::TARGET.mutating_webhook();
         let path = webhook.expect("a mutating webhook").path;
         let review = testing::admission_review("CREATE", Some(&object), None);
         let answer = server()

@@ -9,12 +9,8 @@
 
 fn main() {
     rop::manifests::main(&[
-        rop::manifests::builtin::<memcached_operator_api::builtin::ServiceAccountV1>(
-            "builtin::ServiceAccountV1",
-        ),
-        rop::manifests::builtin::<memcached_operator_api::builtin::DeploymentV1>(
-            "builtin::DeploymentV1",
-        ),
+        rop::manifests::builtin::<memcached_operator_api::builtin::ServiceAccountV1>(),
+        rop::manifests::builtin::<memcached_operator_api::builtin::DeploymentV1>(),
         // +rop:scaffold:manifest-kinds
     ]);
 }

@@ -10,7 +10,7 @@ use memcached_operator_api::v1alpha1;
 
 fn main() {
     rop::manifests::main(&[
-        rop::manifests::kind::<v1alpha1::Memcached>("v1alpha1::Memcached"),
+        rop::manifests::kind::<v1alpha1::Memcached>(),
         // +rop:scaffold:manifest-kinds
     ]);
 }

@@ -4,15 +4,13 @@
 //! The `Memcached` kind, version `v1alpha1` of `cache.example.com`: runs `memcached:1.6.26-alpine` as a
 //! Deployment that each `Memcached` owns.
 
-use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use schemars::JsonSchema;
+use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
 // Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
 // `storage` marks this version as the one the API server stores; a kind has exactly one.
-// The controller applies a Deployment per object (`owns`: the watch, and RBAC on deployments)
-// and records Events: the `rbac` rule gives it that permission.
+// The controller applies a Deployment per object (`owns`: the watch, and RBAC on deployments).
 /// MemcachedSpec defines the desired state of Memcached.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
@@ -29,7 +27,6 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq"
 )]
 #[rop(owns(rop::k8s_openapi::api::apps::v1::Deployment))]
-#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 #[rop(printcolumn(name = "Size", type_ = "integer", json_path = ".spec.size"))]
 #[rop(printcolumn(
     name = "Available",
@@ -63,7 +60,7 @@ pub struct MemcachedStatus {
     // A list keyed by `type`, as kubebuilder's `+listType=map` / `+listMapKey=type`: server-side
     // apply merges conditions by type instead of replacing the list.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[rop(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
     /// The `metadata.generation` this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,7 +10,7 @@ use memcached_operator_api::v1alpha1;
 
 fn main() {
     rop::manifests::main(&[
-        rop::manifests::kind::<v1alpha1::Redis>("v1alpha1::Redis"),
+        rop::manifests::kind::<v1alpha1::Redis>(),
         // +rop:scaffold:manifest-kinds
     ]);
 }

@@ -7,19 +7,18 @@
 
 use std::collections::BTreeMap;
 
-use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use rop::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use schemars::JsonSchema;
+use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
 // Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
 // `storage` marks this version as the one the API server stores; a kind has exactly one.
 // The controller applies the StatefulSet, its Service, PodDisruptionBudget and ConfigMap per
 // object (`owns`: the watches, and RBAC on them), watches the Pods (a Pod that becomes ready
-// moves the rollout on), deletes them one at a time to update them, and records Events: the
-// `rbac` rules give it those permissions.
+// moves the rollout on: `watches` gives it get, list and watch) and deletes them one at a time
+// to update them: the `rbac` rule gives it that permission.
 /// RedisSpec defines the desired state of Redis.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
@@ -44,8 +43,7 @@ use serde::{Deserialize, Serialize};
     owns(rop::k8s_openapi::api::core::v1::ConfigMap)
 )]
 #[rop(watches(rop::k8s_openapi::api::core::v1::Pod))]
-#[rop(rbac(groups = [""], resources = ["pods"], verbs = ["get", "list", "watch", "delete"]))]
-#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
+#[rop(rbac(groups = [""], resources = ["pods"], verbs = ["delete"]))]
 #[rop(root_validation(
     rule = "self.metadata.name.size() <= 52",
     message = "at most 52 characters: the StatefulSet's Pods carry the name and a revision hash in a 63-character label"
@@ -138,7 +136,7 @@ pub struct RedisStatus {
     // A list keyed by `type`, as kubebuilder's `+listType=map` / `+listMapKey=type`: server-side
     // apply merges conditions by type instead of replacing the list.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[rop(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
     /// The `metadata.generation` this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,9 +11,9 @@ use memcached_operator_api::v1beta1;
 
 fn main() {
     rop::manifests::main(&[
-        rop::manifests::kind::<v1alpha1::Memcached>("v1alpha1::Memcached"),
-        rop::manifests::kind::<v1alpha1::RedisCluster>("v1alpha1::RedisCluster"),
-        rop::manifests::kind::<v1beta1::Memcached>("v1beta1::Memcached"),
+        rop::manifests::kind::<v1alpha1::Memcached>(),
+        rop::manifests::kind::<v1alpha1::RedisCluster>(),
+        rop::manifests::kind::<v1beta1::Memcached>(),
         // +rop:scaffold:manifest-kinds
     ]);
 }

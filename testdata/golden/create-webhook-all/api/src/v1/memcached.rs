@@ -3,15 +3,12 @@
 
 //! The `Memcached` kind, version `v1` of `cache.example.com`.
 
-use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use schemars::JsonSchema;
+use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
 // Doc comments (`///`) become descriptions in the CRD. After editing, run `make manifests`.
 // `storage` marks this version as the one the API server stores; a kind has exactly one.
-// The controller records Events about the objects (a failed pass, `ctx.event`): the `rbac` rule
-// gives it that permission.
 /// MemcachedSpec defines the desired state of Memcached.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
@@ -27,7 +24,6 @@ use serde::{Deserialize, Serialize};
     derive = "Default",
     derive = "PartialEq"
 )]
-#[rop(rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"]))]
 #[serde(rename_all = "camelCase")]
 #[rop(webhook(mutating))]
 #[rop(webhook(validating))]
@@ -46,7 +42,7 @@ pub struct MemcachedStatus {
     // A list keyed by `type`, as kubebuilder's `+listType=map` / `+listMapKey=type`: server-side
     // apply merges conditions by type instead of replacing the list.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[rop(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
     /// The `metadata.generation` this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,12 +11,10 @@ use memcached_operator_api::v1beta1;
 
 fn main() {
     rop::manifests::main(&[
-        rop::manifests::kind::<v1::Memcached>("v1::Memcached"),
-        rop::manifests::kind::<v1beta1::Memcached>("v1beta1::Memcached"),
-        rop::manifests::builtin::<memcached_operator_api::builtin::DeploymentV1>(
-            "builtin::DeploymentV1",
-        ),
-        rop::manifests::builtin::<memcached_operator_api::builtin::PodV1>("builtin::PodV1"),
+        rop::manifests::kind::<v1::Memcached>(),
+        rop::manifests::kind::<v1beta1::Memcached>(),
+        rop::manifests::builtin::<memcached_operator_api::builtin::DeploymentV1>(),
+        rop::manifests::builtin::<memcached_operator_api::builtin::PodV1>(),
         // +rop:scaffold:manifest-kinds
     ]);
 }

@@ -11,8 +11,8 @@ use shop_operator_api::v1beta1;
 
 fn main() {
     rop::manifests::main(&[
-        rop::manifests::kind::<v1::Widget>("v1::Widget"),
-        rop::manifests::kind::<v1beta1::Widget>("v1beta1::Widget"),
+        rop::manifests::kind::<v1::Widget>(),
+        rop::manifests::kind::<v1beta1::Widget>(),
         // +rop:scaffold:manifest-kinds
     ]);
 }

@@ -180,7 +180,7 @@ mod tests {
         let mut renamed_admins = object.clone();
         renamed_admins.spec.admins = vec!["bob@example.com".into()];
         let path = Tenant::TARGET
-            .webhook(false)
+            .validating_webhook()
             .expect("a validating webhook")
             .path;
         let server = crate::webhook::server().expect("the webhooks register");

@@ -1,9 +1,8 @@
 //! The `LoadBalancer` kind, version `v1` of `network.example.com`: a port and the backends
 //! behind it, validated by the API server before any controller sees them.
 
-use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use schemars::JsonSchema;
+use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
 /// LoadBalancerSpec defines the desired state of LoadBalancer.
@@ -57,7 +56,7 @@ pub enum Algorithm {
 pub struct LoadBalancerStatus {
     /// Conditions of the LoadBalancer, such as `Available`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[rop(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
     /// The `metadata.generation` this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

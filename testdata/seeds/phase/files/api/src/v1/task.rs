@@ -1,8 +1,7 @@
 //! The `Task` kind, version `v1` of `ops.example.com`: a command run once, to completion.
 
-use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use schemars::JsonSchema;
+use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
 /// TaskSpec defines the desired state of Task.
@@ -64,7 +63,7 @@ pub struct TaskStatus {
     pub phase: Phase,
     /// Conditions of the Task: `Started`, `Complete` and `Failed`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[rop(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
     /// The `metadata.generation` this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,9 +1,8 @@
 //! The `RedisCluster` kind, version `v1alpha1` of `cache.example.com`: a number of Redis
 //! replicas the operator keeps running.
 
-use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use schemars::JsonSchema;
+use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
 /// RedisClusterSpec defines the desired state of RedisCluster.
@@ -44,7 +43,7 @@ fn default_image() -> String {
 pub struct RedisClusterStatus {
     /// Conditions of the RedisCluster: `Available` once every replica is ready.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[rop(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
     /// Replicas whose Pod is running and ready.
     #[serde(default)]

@@ -1,9 +1,8 @@
 //! The `Tenant` kind, version `v1` of `tenancy.example.com`: a team's share of the cluster.
 //! The storage version and the hub: `v1alpha1` converts to and from it.
 
-use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use schemars::JsonSchema;
+use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
 /// TenantSpec defines the desired state of Tenant.
@@ -74,7 +73,7 @@ impl Default for Quota {
 pub struct TenantStatus {
     /// Conditions of the Tenant: `Ready` once every namespace has its quota and admins.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[rop(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
     /// The `metadata.generation` this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

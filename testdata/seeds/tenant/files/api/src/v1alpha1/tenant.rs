@@ -3,9 +3,8 @@
 //! v1, the storage version, has a list of admins and a `quota`. `tenant_conversion.rs`
 //! converts between the two.
 
-use rop::CustomResource;
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use schemars::JsonSchema;
+use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
 use crate::v1::Quota;
@@ -79,7 +78,7 @@ impl Default for TenantSpec {
 pub struct TenantStatus {
     /// Conditions of the Tenant: `Ready` once every namespace has its quota and admin.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    #[rop(list_type = "map", list_map_keys = ["type"])]
     pub conditions: Vec<Condition>,
     /// The `metadata.generation` this status was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
