@@ -6,8 +6,6 @@
 //! same thing on every pass writes the same status, and `rop::controller::Context::update_status`
 //! then skips the write.
 
-#![warn(missing_docs)]
-
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 

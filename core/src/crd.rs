@@ -203,22 +203,85 @@ fn version(def: &KindDefinition, schema: JSONSchemaProps) -> CustomResourceDefin
 /// Why a kind's versions cannot form one CRD.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum MergeError {
+    /// The kind has several versions and none is marked `#[rop(storage)]` (apiextensions/v1
+    /// requires exactly one `versions[].storage: true`).
     #[error(
         "kind {kind}.{group} has no storage version: mark exactly one of its versions ({versions}) with #[rop(storage)]"
     )]
-    NoStorageVersion { crd_name: String, group: String, kind: String, versions: String },
+    NoStorageVersion {
+        /// The CRD's name, `<plural>.<group>`.
+        crd_name: String,
+        /// The kind's API group (`spec.group`).
+        group: String,
+        /// The kind (`spec.names.kind`), UpperCamelCase.
+        kind: String,
+        /// The versions not skipped, sorted by name, comma-separated.
+        versions: String,
+    },
+    /// More than one version of the kind is marked `#[rop(storage)]`.
     #[error("kind {kind}.{group} has {count} storage versions ({versions}): keep #[rop(storage)] on exactly one")]
-    ManyStorageVersions { crd_name: String, group: String, kind: String, count: usize, versions: String },
+    ManyStorageVersions {
+        /// The CRD's name, `<plural>.<group>`.
+        crd_name: String,
+        /// The kind's API group (`spec.group`).
+        group: String,
+        /// The kind (`spec.names.kind`), UpperCamelCase.
+        kind: String,
+        /// How many versions are marked as the storage version, 2 or more.
+        count: usize,
+        /// All the versions not skipped, sorted by name, comma-separated.
+        versions: String,
+    },
+    /// Every version of the kind has `#[rop(served = false)]` (apiextensions/v1 requires at
+    /// least one `versions[].served: true`).
     #[error("kind {kind}.{group} has no served version: remove #[rop(served = false)] from at least one of {versions}")]
-    NoServedVersion { crd_name: String, group: String, kind: String, versions: String },
+    NoServedVersion {
+        /// The CRD's name, `<plural>.<group>`.
+        crd_name: String,
+        /// The kind's API group (`spec.group`).
+        group: String,
+        /// The kind (`spec.names.kind`), UpperCamelCase.
+        kind: String,
+        /// The versions not skipped, sorted by name, comma-separated.
+        versions: String,
+    },
+    /// Two types declare the same version of the same kind.
     #[error(
         "kind {kind}.{group} is declared twice with version {version}: each version of a kind needs its own module"
     )]
-    DuplicateVersion { crd_name: String, group: String, kind: String, version: String },
+    DuplicateVersion {
+        /// The CRD's name, `<plural>.<group>`.
+        crd_name: String,
+        /// The kind's API group (`spec.group`).
+        group: String,
+        /// The kind (`spec.names.kind`), UpperCamelCase.
+        kind: String,
+        /// The version declared twice, e.g. `v1alpha1`.
+        version: String,
+    },
+    /// Two versions of the kind give different values for something the CRD holds once, for
+    /// all its versions.
     #[error("versions of {crd_name} disagree on {what}: every version of a kind must give the same {what}")]
-    Disagree { crd_name: String, what: &'static str },
+    Disagree {
+        /// The CRD's name, `<plural>.<group>`.
+        crd_name: String,
+        /// What differs, with the attribute that sets it, e.g. `scope (namespaced)` or
+        /// `CRD label values (label(...))`.
+        what: &'static str,
+    },
+    /// Every version of the kind has `#[rop(skip_version)]`, which would leave a CRD without
+    /// versions.
     #[error("kind {kind}.{group} has #[rop(skip_version)] on every version ({versions}): keep at least one version")]
-    AllVersionsSkipped { crd_name: String, group: String, kind: String, versions: String },
+    AllVersionsSkipped {
+        /// The CRD's name, `<plural>.<group>`.
+        crd_name: String,
+        /// The kind's API group (`spec.group`).
+        group: String,
+        /// The kind (`spec.names.kind`), UpperCamelCase.
+        kind: String,
+        /// All the versions, in the order they were listed, comma-separated.
+        versions: String,
+    },
 }
 
 impl MergeError {

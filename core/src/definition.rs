@@ -8,11 +8,21 @@
 /// such as `.spec.size`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PrinterColumn {
+    /// The column's heading in `kubectl get` (`additionalPrinterColumns[].name`).
     pub name: &'static str,
+    /// The OpenAPI type of the value (`additionalPrinterColumns[].type`): `integer`, `number`,
+    /// `string`, `boolean` or `date`.
     pub type_: &'static str,
+    /// The simple JSON path evaluated against each object for the value, starting with `.`,
+    /// e.g. `.spec.size` (`additionalPrinterColumns[].jsonPath`).
     pub json_path: &'static str,
+    /// A human-readable description of the column (`additionalPrinterColumns[].description`).
     pub description: Option<&'static str>,
+    /// An OpenAPI format for the value, e.g. `int32` or `date-time`
+    /// (`additionalPrinterColumns[].format`).
     pub format: Option<&'static str>,
+    /// `additionalPrinterColumns[].priority`: `0` (or `None`) shows the column in the standard
+    /// view; a greater number only in the wide view (`kubectl get -o wide`).
     pub priority: Option<i32>,
 }
 
@@ -20,8 +30,15 @@ pub struct PrinterColumn {
 /// optionally, of the label selector (in `status`) used by the HorizontalPodAutoscaler.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scale {
+    /// JSON path of the desired replica count, under `.spec`, e.g. `.spec.replicas`
+    /// (`subresources.scale.specReplicasPath`, the Scale's `spec.replicas`).
     pub spec_replicas_path: &'static str,
+    /// JSON path of the observed replica count, under `.status`, e.g. `.status.replicas`
+    /// (`subresources.scale.statusReplicasPath`, the Scale's `status.replicas`).
     pub status_replicas_path: &'static str,
+    /// JSON path of a string field holding the serialised label selector, e.g.
+    /// `.status.selector` (`subresources.scale.labelSelectorPath`, the Scale's
+    /// `status.selector`); the HorizontalPodAutoscaler needs it.
     pub label_selector_path: Option<&'static str>,
 }
 
@@ -31,8 +48,12 @@ pub struct Scale {
 pub struct RbacRule {
     /// API groups; `""` (or `"core"`) is the core group.
     pub groups: &'static [&'static str],
+    /// Lower-case plural resource names, e.g. `deployments`, or subresources such as
+    /// `deployments/scale`.
     pub resources: &'static [&'static str],
+    /// Names of the objects the rule is limited to (`resourceNames`); empty for every object.
     pub resource_names: &'static [&'static str],
+    /// Verbs allowed, e.g. `get`, `list`, `watch`, or `*` for all.
     pub verbs: &'static [&'static str],
     /// Non-resource URLs such as `/metrics`.
     pub urls: &'static [&'static str],
@@ -51,8 +72,11 @@ pub struct RbacRule {
     note = "name a built-in kind by its k8s-openapi type, e.g. owns(rop::k8s_openapi::api::apps::v1::Deployment); a custom kind with group = \"...\", version = \"...\", kind = \"...\""
 )]
 pub trait BuiltinResource {
+    /// The API group, `""` for the core group (k8s-openapi's `Resource::GROUP`).
     const GROUP: &'static str;
+    /// The API version, e.g. `v1` (k8s-openapi's `Resource::VERSION`).
     const VERSION: &'static str;
+    /// The kind, UpperCamelCase, e.g. `Deployment` (k8s-openapi's `Resource::KIND`).
     const KIND: &'static str;
     /// The lower-case plural in its URLs and RBAC rules.
     const PLURAL: &'static str;
@@ -70,7 +94,9 @@ impl<T: k8s_openapi::Resource> BuiltinResource for T {
 pub struct RelatedKind {
     /// API group, `""` for the core group (Pods, ConfigMaps, Services, ...).
     pub group: &'static str,
+    /// API version, e.g. `v1`.
     pub version: &'static str,
+    /// Kind, UpperCamelCase, e.g. `Deployment`.
     pub kind: &'static str,
     /// Lower-case plural resource name, e.g. `deployments`.
     pub plural: &'static str,
@@ -97,8 +123,12 @@ pub struct LabelSelector {
 /// `values` is empty for the last two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SelectorRequirement {
+    /// The label key the requirement applies to (`matchExpressions[].key`).
     pub key: &'static str,
+    /// `In`, `NotIn`, `Exists` or `DoesNotExist` (`matchExpressions[].operator`).
     pub operator: &'static str,
+    /// The label values for `In` and `NotIn`; empty for `Exists` and `DoesNotExist`
+    /// (`matchExpressions[].values`).
     pub values: &'static [&'static str],
 }
 
@@ -140,7 +170,9 @@ pub struct Webhook {
 pub struct AdmissionTarget {
     /// API group; `""` for the core group (Pods, Services, ...).
     pub group: &'static str,
+    /// API version, e.g. `v1`.
     pub version: &'static str,
+    /// Kind, UpperCamelCase, e.g. `Deployment`.
     pub kind: &'static str,
     /// Lower-case plural resource name, e.g. `deployments`.
     pub plural: &'static str,
@@ -185,11 +217,18 @@ pub struct KindDefinition {
     pub singular: &'static str,
     /// `true` for `scope: Namespaced`, `false` for `scope: Cluster`.
     pub namespaced: bool,
+    /// Short names `kubectl` accepts for the plural, e.g. `mc` (`spec.names.shortNames`, one
+    /// `shortname = "..."` each).
     pub short_names: &'static [&'static str],
+    /// Groups of resources the kind is in, e.g. `all` for `kubectl get all`
+    /// (`spec.names.categories`, one `category = "..."` each).
     pub categories: &'static [&'static str],
+    /// The version's extra `kubectl get` columns (`versions[].additionalPrinterColumns`, one
+    /// `printcolumn(...)` each).
     pub printer_columns: &'static [PrinterColumn],
     /// Whether the kind has a `status` and the status subresource.
     pub has_status: bool,
+    /// The version's scale subresource (`versions[].subresources.scale`, from `scale(...)`).
     pub scale: Option<Scale>,
     /// Whether this version is the storage version. A kind has exactly one.
     pub storage: bool,
@@ -253,6 +292,7 @@ impl KindDefinition {
 pub struct ControllerDefinition {
     /// API group; `""` for the core group.
     pub group: &'static str,
+    /// API version, e.g. `v1`.
     pub version: &'static str,
     /// Kind, UpperCamelCase; lower-cased, it names the controller (metrics, field manager,
     /// Events), as kubebuilder's `Named("<kind>")`.

@@ -13,6 +13,8 @@
 //! - [`conditions`]: status conditions with apimachinery's `meta.SetStatusCondition` semantics;
 //! - [`names`]: Kubernetes name rules and the plural of a kind (the `rop-names` crate).
 
+#![deny(missing_docs)]
+
 pub mod conditions;
 pub mod conversion;
 pub mod crd;
@@ -28,7 +30,9 @@ pub use definition::{
     AdmissionTarget, BuiltinResource, ControllerDefinition, KindDefinition, LabelSelector, PrinterColumn, RbacRule,
     RelatedKind, Scale, SelectorRequirement, Webhook,
 };
-pub use resource::{BuiltinKind, ControllerTarget, CustomResource, WebhookTarget};
+pub use resource::{
+    BuiltinKind, ControllerTarget, CustomResource, MutatingWebhookTarget, ValidatingWebhookTarget, WebhookTarget,
+};
 /// Kubernetes name rules and the plural of a kind, as the derive, the CLI and the verifier
 /// apply them.
 pub use rop_names as names;

@@ -77,8 +77,11 @@ pub struct BuiltinManifest {
     /// The RBAC rules of the kind's controller (`#[rop(controller)]`); empty without one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<Rule>,
+    /// The built-in kind's defaulting webhook, if any (`#[rop(webhook(mutating, ...))]` on the
+    /// marker type).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mutating_webhooks: Vec<MutatingWebhook>,
+    /// The built-in kind's validating webhook, if any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub validating_webhooks: Vec<ValidatingWebhook>,
 }
@@ -86,7 +89,10 @@ pub struct BuiltinManifest {
 /// Everything the generator binary reports, as JSON on its stdout.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Bundle {
+    /// The bundle format the generator binary writes, [`BUNDLE_FORMAT`] of the rop it was
+    /// built with; [`assemble`] refuses any other.
     pub format: u32,
+    /// One entry per version of each custom kind listed with [`kind`].
     pub kinds: Vec<KindManifest>,
     /// Built-in kinds the project has webhooks for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -174,25 +180,42 @@ pub fn main(kinds: &[Kind]) {
 /// A file `rop generate` writes: a path relative to the project root and its full content.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutputFile {
+    /// Path relative to the project root, `/`-separated, e.g. `config/rbac/role.yaml`.
     pub path: String,
+    /// The full text of the file, YAML.
     pub content: String,
 }
 
 /// Why a bundle cannot be turned into manifests.
 #[derive(Debug, thiserror::Error)]
 pub enum AssembleError {
+    /// The bundle's [`Bundle::format`] is not [`BUNDLE_FORMAT`]: the generator binary was
+    /// built against another rop.
     #[error(
         "the manifests generator speaks bundle format {found}, this rop speaks {BUNDLE_FORMAT}: build the project against the rop runtime that matches this rop (see --rop-path / --rop-version)"
     )]
-    Format { found: u32 },
+    Format {
+        /// The format the bundle carries.
+        found: u32,
+    },
+    /// A kind's versions cannot be merged into one CRD.
     #[error(transparent)]
     Merge(#[from] MergeError),
+    /// Two webhooks share a name or a path.
     #[error(transparent)]
     Webhook(#[from] DuplicateWebhook),
+    /// Schema nodes that would accept any value ([`KindManifest::unstructured`]), each with the
+    /// Rust type of its kind ([`KindManifest::rust_type`]).
     #[error("{}", unstructured_message(.0))]
     Unstructured(Vec<(String, Unstructured)>),
+    /// An object could not be serialised for a file.
     #[error("cannot render {path}: {source}")]
-    Render { path: String, source: serde_json::Error },
+    Render {
+        /// The file being written, relative to the project root.
+        path: String,
+        /// The serialisation error.
+        source: serde_json::Error,
+    },
 }
 
 /// Every unstructured node (with the Rust type of its kind), one per line, then the fix.

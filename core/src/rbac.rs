@@ -18,8 +18,13 @@ use crate::definition::{ControllerDefinition, KindDefinition};
 pub struct Rule {
     /// API groups; `core` is written as `""` in the output.
     pub groups: Vec<String>,
+    /// Lower-case plural resource names, e.g. `deployments`, or subresources such as
+    /// `memcacheds/status` (`rules[].resources`).
     pub resources: Vec<String>,
+    /// Names of the objects the rule is limited to (`rules[].resourceNames`); empty for every
+    /// object.
     pub resource_names: Vec<String>,
+    /// Verbs allowed, e.g. `get`, `list`, `watch`, or `*` for all (`rules[].verbs`).
     pub verbs: Vec<String>,
     /// Non-resource URLs such as `/metrics`.
     pub urls: Vec<String>,
@@ -87,8 +92,13 @@ impl Rule {
 /// A normalised role: a `ClusterRole` when `namespace` is empty, else a `Role`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Role {
+    /// The role's `metadata.name`; from [`roles`], the rules' `role_name` or the default role
+    /// name it is given (e.g. `manager-role`).
     pub name: String,
+    /// The `Role`'s `metadata.namespace`; empty for a `ClusterRole`.
     pub namespace: String,
+    /// The rules, written in this order as the object's `rules`; from [`roles`], normalised and
+    /// sorted, with empty `namespace` and `role_name`.
     pub rules: Vec<Rule>,
 }
 

@@ -19,12 +19,36 @@ pub trait WebhookTarget {
     const TARGET: AdmissionTarget;
 }
 
+/// A [`WebhookTarget`] with a mutating (defaulting) webhook: the derives implement it for a kind
+/// whose `#[rop(...)]` has `webhook(mutating, ...)`, so a defaulter for a kind without one is
+/// refused at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no defaulting webhook",
+    label = "no #[rop(webhook(mutating))] on this kind",
+    note = "add #[rop(webhook(mutating))] to its spec type, or to its #[derive(rop::BuiltinKind)] type (`rop create webhook --defaulting` does), then `make manifests`"
+)]
+pub trait MutatingWebhookTarget: WebhookTarget {}
+
+/// A [`WebhookTarget`] with a validating webhook: the derives implement it for a kind whose
+/// `#[rop(...)]` has `webhook(validating, ...)`, so a validator for a kind without one is
+/// refused at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no validating webhook",
+    label = "no #[rop(webhook(validating))] on this kind",
+    note = "add #[rop(webhook(validating))] to its spec type, or to its #[derive(rop::BuiltinKind)] type (`rop create webhook --programmatic-validation` does), then `make manifests`"
+)]
+pub trait ValidatingWebhookTarget: WebhookTarget {}
+
 /// Implemented by `#[derive(CustomResource)]` for every root type.
 ///
 /// `Spec` and `Status` are the user's types; their JSON schemas become the CRD's
 /// `spec` and `status` properties. A kind without status uses `()` as `Status`.
 pub trait CustomResource {
+    /// The spec type, the one `#[derive(CustomResource)]` is on; its schema is the CRD's
+    /// `spec` property.
     type Spec: JsonSchema;
+    /// The type named by `status = "..."` in `#[rop(...)]`, `()` when there is none; its schema
+    /// is the CRD's `status` property.
     type Status: JsonSchema;
 
     /// The kind's facts from its `#[rop(...)]` attribute.

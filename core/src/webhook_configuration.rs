@@ -186,12 +186,22 @@ pub enum DuplicateWebhook {
     #[error(
         "two webhooks are named \"{name}\": webhook names are unique in a configuration, set another `name` in one of the #[rop(webhook(...))] attributes"
     )]
-    Name { name: String },
+    Name {
+        /// The shared name, a fully qualified DNS name such as `mmemcached-v1.cache.example.com`.
+        name: String,
+    },
     /// Two webhooks share a URL path (the manager's webhook server serves one per path).
     #[error(
         "the webhooks \"{first}\" and \"{second}\" are both served at {path}: the webhook server answers a path with one webhook, give one of them another `path` in its #[rop(webhook(...))] attribute"
     )]
-    Path { path: String, first: String, second: String },
+    Path {
+        /// The shared URL path on the webhook server, e.g. `/mutate-cache-example-com-v1-memcached`.
+        path: String,
+        /// The name of one webhook at `path`, the first in name order.
+        first: String,
+        /// The name of the other webhook at `path`.
+        second: String,
+    },
 }
 
 #[cfg(test)]

@@ -181,6 +181,7 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         (group.unwrap(), version.unwrap(), kind.unwrap(), plural.unwrap());
     let (group, version, kind, plural) = (group_lit.value(), version_lit.value(), kind_lit.value(), plural_lit.value());
     let object = raw.object.unwrap();
+    let webhook_kinds = crate::expand::webhook_kind_impls(&ident, raw.webhooks.iter().map(|w| w.mutating));
     let webhooks = raw.webhooks.into_iter().map(|w| expand_webhook(&w.finish(&group, &version, &kind)));
     let controller = raw.controller.map(|(finalizer, _)| {
         let owns = raw.owns.iter().map(expand_related);
@@ -244,6 +245,8 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
                 webhooks: &[#(#webhooks),*],
             };
         }
+
+        #webhook_kinds
 
         impl ::rop::BuiltinKind for #ident {
             const CONTROLLER: ::core::option::Option<::rop::ControllerDefinition> = #controller;

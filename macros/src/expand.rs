@@ -56,6 +56,22 @@ pub(crate) fn expand_webhook(w: &Webhook) -> TokenStream {
 }
 
 /// An `rbac(...)` rule as a `rop::RbacRule` value.
+/// `MutatingWebhookTarget` and `ValidatingWebhookTarget` for `target`, as its webhooks
+/// (`true` for a mutating one) have them: what lets a `Defaulter` or `Validator` name it.
+pub(crate) fn webhook_kind_impls(target: &impl quote::ToTokens, mutating: impl Iterator<Item = bool>) -> TokenStream {
+    let (mut defaulting, mut validating) = (false, false);
+    for mutating in mutating {
+        if mutating {
+            defaulting = true;
+        } else {
+            validating = true;
+        }
+    }
+    let defaulting = defaulting.then(|| quote!(impl ::rop::MutatingWebhookTarget for #target {}));
+    let validating = validating.then(|| quote!(impl ::rop::ValidatingWebhookTarget for #target {}));
+    quote!(#defaulting #validating)
+}
+
 pub fn expand_rbac(r: &crate::attrs::RbacRule) -> TokenStream {
     let (groups, resources, names, verbs, urls) = (&r.groups, &r.resources, &r.resource_names, &r.verbs, &r.urls);
     let (namespace, role_name) = (&r.namespace, &r.role_name);
@@ -137,6 +153,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
 
     let rbac = attrs.rbac.iter().map(expand_rbac);
     let webhooks = attrs.webhooks.iter().map(expand_webhook);
+    let webhook_kinds = webhook_kind_impls(&root, attrs.webhooks.iter().map(|w| w.mutating));
     let crd_extras = crate::crd_keys::definition_fields(&attrs.crd);
     let root_rules = crate::crd_keys::root_rules(&attrs.crd);
     let owns = attrs.owns.iter().map(expand_related);
@@ -282,6 +299,8 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 webhooks: <Self as ::rop::CustomResource>::DEFINITION.webhooks,
             };
         }
+
+        #webhook_kinds
 
         impl #p::kube_core::CustomResourceExt for #root {
             fn crd() -> #p::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {

@@ -6,6 +6,8 @@
 //! `rop::CustomResource` for it. The expansion is thin: CRD and RBAC assembly live in the `rop`
 //! runtime crate, compiled once. See the `rop` crate's documentation for every attribute.
 
+#![deny(missing_docs)]
+
 mod attrs;
 mod builtin;
 mod crd_keys;

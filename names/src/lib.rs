@@ -5,6 +5,8 @@
 //! The formats are apimachinery's (`k8s.io/apimachinery/pkg/util/validation`); the plural
 //! follows kubebuilder's (the `flect` rules it applies to a lower-cased kind).
 
+#![deny(missing_docs)]
+
 /// `[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63 characters: a DNS-1035 label (CRD versions and
 /// plural names).
 pub fn is_dns1035_label(s: &str) -> bool {

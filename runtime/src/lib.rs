@@ -32,6 +32,8 @@
 //!
 //! The CRD verifier the `rop` CLI runs is the `rop-verify` crate.
 
+#![deny(missing_docs)]
+
 /// k8s-openapi, the Kubernetes API types, at the version rop is built with: a generated project
 /// names it `rop::k8s_openapi` and has no dependency of its own, so upgrading rop upgrades it.
 /// The Kubernetes version is a feature of rop's (`v1_37`, ...), as of k8s-openapi's.
@@ -52,8 +54,9 @@ pub mod workload;
 
 pub use rop_core::{
     AdmissionTarget, BuiltinKind, BuiltinResource, ControllerDefinition, ControllerTarget, CustomResource,
-    KindDefinition, LabelSelector, PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement, Webhook,
-    WebhookTarget, conditions, conversion, crd, manifests, names, rbac, schema, webhook_configuration, yaml,
+    KindDefinition, LabelSelector, MutatingWebhookTarget, PrinterColumn, RbacRule, RelatedKind, Scale,
+    SelectorRequirement, ValidatingWebhookTarget, Webhook, WebhookTarget, conditions, conversion, crd, manifests,
+    names, rbac, schema, webhook_configuration, yaml,
 };
 /// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`
 /// schema markers on the type, its fields and its variants' fields (docs/markers.md). It

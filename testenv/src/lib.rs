@@ -40,7 +40,7 @@
 //! | `ROP_TESTENV_KEEP=1` | keep the temporary folder (logs, certificates, etcd data) |
 //! | `ROP_TESTENV_READY_TIMEOUT` | seconds to wait for `/readyz` (default 60) |
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod audit;
 mod binaries;

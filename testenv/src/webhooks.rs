@@ -14,7 +14,7 @@ use kube::api::PostParams;
 use kube::{Api, Resource};
 use rop::WebhookTarget;
 use rop::controller::KindScope;
-use rop::webhook::metrics::Metrics;
+use rop::webhook::Metrics;
 use rop::webhook::{CERT_FILE, CONVERSION_PATH, KEY_FILE, Server};
 use serde::Deserialize;
 use tokio::sync::oneshot;

@@ -17,7 +17,6 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
-use rop::controller::metrics::{ControllerLabels, ErrorLabels, ReconcileLabels};
 use rop::controller::{
     Action, Cache, Changes, Cleanup, Config, Context, Metrics, ObjectRef, Reconciler, Terminal, Watch, Watched,
 };
@@ -241,7 +240,7 @@ where
 }
 
 fn count(metrics: &Metrics, result: &'static str) -> u64 {
-    metrics.reconciles.get_or_create(&ReconcileLabels { controller: "gadget".into(), result }).get()
+    metrics.reconcile_count("gadget", result)
 }
 
 #[test]
@@ -274,8 +273,7 @@ fn the_runtime_finalizes_applies_retries_and_cleans_up() {
         // A failed pass is counted with its reason, recorded as a Warning Event and retried.
         gadgets.create(&PostParams::default(), &gadget("flaky")).await.unwrap();
         wait_for(&gadgets, "flaky", |g| g.status.is_some()).await;
-        let reason = ErrorLabels { controller: "gadget".into(), reason: "reconcile" };
-        assert_eq!(metrics.reconcile_errors.get_or_create(&reason).get(), 1);
+        assert_eq!(metrics.error_count("gadget", "reconcile"), 1);
         assert!(count(&metrics, "error") >= 1 && count(&metrics, "success") >= 2);
         let events: Api<Event> = Api::namespaced(client.clone(), "default");
         let warnings = wait_for_events(&events, "flaky").await;
@@ -322,8 +320,7 @@ fn an_object_of_the_owned_name_that_exists_is_not_adopted() {
         let note = warning.note.unwrap();
         let expected = "reconcile failed: ApiError: ConfigMap default/taken already exists and has no controller, not Gadget taken: it is not adopted; delete it, or rename Gadget taken: AlreadyExists";
         assert!(note.starts_with(expected), "{note}");
-        let reason = ErrorLabels { controller: "gadget".into(), reason: "already_exists" };
-        assert!(metrics.reconcile_errors.get_or_create(&reason).get() >= 1);
+        assert!(metrics.error_count("gadget", "already_exists") >= 1);
         let left = config_maps.get("taken").await.unwrap();
         assert!(left.owner_references().is_empty(), "{left:?}");
         assert_eq!(left.data.unwrap()["value"], "theirs");
@@ -355,8 +352,7 @@ fn a_terminal_error_stalls_the_object_until_it_changes() {
         let events: Api<Event> = Api::namespaced(client.clone(), "default");
         wait_for_events(&events, "stuck").await;
         assert_eq!(events_about(&events, "stuck").await, ["Warning Stalled"]);
-        let terminal = ControllerLabels { controller: "gadget".into() };
-        assert_eq!(metrics.terminal_errors.get_or_create(&terminal).get(), 1);
+        assert_eq!(metrics.terminal_error_count("gadget"), 1);
         // Not retried: no backoff brings the pass back.
         tokio::time::sleep(Duration::from_secs(1)).await;
         assert_eq!(reconciler.0.passes.load(Ordering::SeqCst), 1);
@@ -460,8 +456,7 @@ fn a_manager_without_a_rule_is_refused_as_in_a_cluster() {
 
         let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
         gadgets.create(&PostParams::default(), &gadget("denied")).await.unwrap();
-        let forbidden = ErrorLabels { controller: "gadget".into(), reason: "forbidden" };
-        wait_until("a pass refused", || metrics.reconcile_errors.get_or_create(&forbidden).get() > 0).await;
+        wait_until("a pass refused", || metrics.error_count("gadget", "forbidden") > 0).await;
         let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
         assert!(config_maps.get_opt("denied").await.unwrap().is_none());
         assert!(gadgets.get("denied").await.unwrap().status.is_none());
@@ -540,8 +535,7 @@ fn controllers_that_own_a_kind_share_its_watch() {
         }
         // The gadget's controller still sees the ConfigMap the other one controls.
         gadgets.create(&PostParams::default(), &gadget("sharer-info")).await.unwrap();
-        let refused = ErrorLabels { controller: "gadget".into(), reason: "already_exists" };
-        wait_until("the taken name refused", || metrics.reconcile_errors.get_or_create(&refused).get() >= 1).await;
+        wait_until("the taken name refused", || metrics.error_count("gadget", "already_exists") >= 1).await;
         stop.send(()).unwrap();
         running.await.unwrap().unwrap();
 
@@ -706,8 +700,7 @@ fn a_builtin_kind_controller_runs_with_the_rules_of_its_marker() {
         accounts.delete("builder", &DeleteParams::default()).await.unwrap();
         wait_until_gone(&accounts, "builder").await;
         assert_eq!(reconciler.0.load(Ordering::SeqCst), 1);
-        let errors = ErrorLabels { controller: "serviceaccount".into(), reason: "forbidden" };
-        assert_eq!(metrics.reconcile_errors.get_or_create(&errors).get(), 0, "the marker's rules are enough");
+        assert_eq!(metrics.error_count("serviceaccount", "forbidden"), 0, "the marker's rules are enough");
 
         stop.send(()).unwrap();
         running.await.unwrap().unwrap();

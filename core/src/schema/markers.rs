@@ -23,9 +23,14 @@ pub(crate) const FACTS_KEY: &str = "x-rop-facts";
 /// (apiextensions `ValidationRule.reason`; anything else is refused by the server).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reason {
+    /// A malformed value (apimachinery `field.ErrorTypeInvalid`); the API server's default when
+    /// a rule gives no `reason`.
     FieldValueInvalid,
+    /// A well-formed value that the current conditions do not permit (`field.ErrorTypeForbidden`).
     FieldValueForbidden,
+    /// A required value that is not set (`field.ErrorTypeRequired`).
     FieldValueRequired,
+    /// A value that must be unique and is not (`field.ErrorTypeDuplicate`).
     FieldValueDuplicate,
 }
 
@@ -58,8 +63,11 @@ pub struct Rule {
 /// same CEL rules and messages controller-gen writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OneOf {
+    /// Exactly one of the fields is set (`ExactlyOneOf`).
     Exactly,
+    /// At most one of the fields is set (`AtMostOneOf`).
     AtMost,
+    /// At least one of the fields is set (`AtLeastOneOf`).
     AtLeast,
 }
 

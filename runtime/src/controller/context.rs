@@ -50,11 +50,6 @@ impl<K> Clone for Context<K> {
 }
 
 impl<K: Kind> Context<K> {
-    /// A context for the controller named `controller` (the lower-cased kind).
-    pub fn new(client: Client, controller: &str) -> Self {
-        Self::with_owned(client, controller, Owned::default())
-    }
-
     /// A context whose applies know the objects `owned` watches.
     pub(crate) fn with_owned(client: Client, controller: &str, owned: Owned) -> Self {
         let field_manager = format!("{controller}-controller");
@@ -78,11 +73,6 @@ impl<K: Kind> Context<K> {
     /// The controller's name: the lower-cased kind, as in the metrics' `controller` label.
     pub fn controller(&self) -> &str {
         &self.controller
-    }
-
-    /// The field manager of the controller's server-side applies, `<controller>-controller`.
-    pub fn field_manager(&self) -> &str {
-        &self.field_manager
     }
 
     /// The API for objects of the kind in `object`'s namespace (all of them for a cluster-scoped

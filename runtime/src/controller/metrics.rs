@@ -22,27 +22,27 @@ use prometheus_client::registry::Registry;
 
 /// Labels of `controller_runtime_reconcile_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ReconcileLabels {
+pub(crate) struct ReconcileLabels {
     /// The controller's name, the lower-cased kind.
-    pub controller: String,
+    pub(crate) controller: String,
     /// `success` or `error`.
-    pub result: &'static str,
+    pub(crate) result: &'static str,
 }
 
 /// Labels of `controller_runtime_reconcile_errors_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ErrorLabels {
+pub(crate) struct ErrorLabels {
     /// The controller's name, the lower-cased kind.
-    pub controller: String,
+    pub(crate) controller: String,
     /// A short, bounded name for the kind of error (never the error message).
-    pub reason: &'static str,
+    pub(crate) reason: &'static str,
 }
 
 /// Labels of the metrics that only name the controller.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ControllerLabels {
+pub(crate) struct ControllerLabels {
     /// The controller's name, the lower-cased kind.
-    pub controller: String,
+    pub(crate) controller: String,
 }
 
 /// controller-runtime's buckets for the reconcile time, in seconds: fine below a second, where
@@ -56,21 +56,22 @@ fn reconcile_time_histogram() -> Histogram {
     Histogram::new(RECONCILE_TIME_BUCKETS)
 }
 
-/// Handles to the reconcile metrics of every controller of a manager. Cloning is cheap and
-/// shares the values.
+/// The reconcile metrics of every controller of a manager (`Manager::metrics`), under
+/// controller-runtime's names on `/metrics`; a test reads them with the `*_count` methods.
+/// Cloning is cheap and shares the values.
 #[derive(Clone, Debug)]
 pub struct Metrics {
     /// `controller_runtime_reconcile_total`: finished passes by controller and result.
-    pub reconciles: Family<ReconcileLabels, Counter>,
+    pub(crate) reconciles: Family<ReconcileLabels, Counter>,
     /// `controller_runtime_reconcile_errors_total`: failed passes by controller and reason.
-    pub reconcile_errors: Family<ErrorLabels, Counter>,
+    pub(crate) reconcile_errors: Family<ErrorLabels, Counter>,
     /// `controller_runtime_reconcile_time_seconds`: how long passes take, in seconds.
-    pub reconcile_time: Family<ControllerLabels, Histogram, fn() -> Histogram>,
+    pub(crate) reconcile_time: Family<ControllerLabels, Histogram, fn() -> Histogram>,
     /// `controller_runtime_active_workers`: passes running now.
-    pub active_workers: Family<ControllerLabels, Gauge>,
+    pub(crate) active_workers: Family<ControllerLabels, Gauge>,
     /// `controller_runtime_terminal_reconcile_errors_total`: failed passes not retried (a
     /// [`super::Terminal`] error).
-    pub terminal_errors: Family<ControllerLabels, Counter>,
+    pub(crate) terminal_errors: Family<ControllerLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -87,7 +88,7 @@ impl Default for Metrics {
 
 impl Metrics {
     /// Creates the metrics and registers them in `registry` under controller-runtime's names.
-    pub fn register(registry: &mut Registry) -> Self {
+    pub(crate) fn register(registry: &mut Registry) -> Self {
         let metrics = Self::default();
         // Counter names must not end in `_total`: prometheus-client appends it.
         registry.register(
@@ -119,7 +120,7 @@ impl Metrics {
     }
 
     /// Starts the series of `controller` at zero, so rates work from the start.
-    pub fn init_controller(&self, controller: &str) {
+    pub(crate) fn init_controller(&self, controller: &str) {
         for result in ["success", "error"] {
             self.reconciles.get_or_create_owned(&ReconcileLabels { controller: controller.into(), result });
         }
@@ -130,7 +131,7 @@ impl Metrics {
     }
 
     /// Counts one finished reconciliation and how long it took.
-    pub fn reconciled(&self, controller: &str, success: bool, elapsed: Duration) {
+    pub(crate) fn reconciled(&self, controller: &str, success: bool, elapsed: Duration) {
         let result = if success { "success" } else { "error" };
         self.reconciles.get_or_create(&ReconcileLabels { controller: controller.into(), result }).inc();
         self.reconcile_time
@@ -139,13 +140,32 @@ impl Metrics {
     }
 
     /// Counts one reconciliation error of kind `reason`.
-    pub fn reconcile_failed(&self, controller: &str, reason: &'static str) {
+    pub(crate) fn reconcile_failed(&self, controller: &str, reason: &'static str) {
         self.reconcile_errors.get_or_create(&ErrorLabels { controller: controller.into(), reason }).inc();
     }
 
     /// Counts one terminal error (a failed pass that is not retried).
-    pub fn terminal_failed(&self, controller: &str) {
+    pub(crate) fn terminal_failed(&self, controller: &str) {
         self.terminal_errors.get_or_create(&ControllerLabels { controller: controller.into() }).inc();
+    }
+
+    /// `controller_runtime_reconcile_total` of `controller` with `result` (`success` or
+    /// `error`): the passes that ended so.
+    pub fn reconcile_count(&self, controller: &str, result: &'static str) -> u64 {
+        self.reconciles.get_or_create(&ReconcileLabels { controller: controller.into(), result }).get()
+    }
+
+    /// `controller_runtime_reconcile_errors_total` of `controller` with `reason` (`conflict`,
+    /// `already_exists`, `not_found`, `forbidden`, `invalid`, `api`, `finalizer` or
+    /// `reconcile`): the passes that failed so.
+    pub fn error_count(&self, controller: &str, reason: &'static str) -> u64 {
+        self.reconcile_errors.get_or_create(&ErrorLabels { controller: controller.into(), reason }).get()
+    }
+
+    /// `controller_runtime_terminal_reconcile_errors_total` of `controller`: the passes that
+    /// failed with a [`super::Terminal`] error and were not retried.
+    pub fn terminal_error_count(&self, controller: &str) -> u64 {
+        self.terminal_errors.get_or_create(&ControllerLabels { controller: controller.into() }).get()
     }
 
     /// The number of reconciliations of `controller` running now goes up by `delta` (±1).

@@ -84,8 +84,6 @@
 //!
 //! `docs/runtime.md` shows a complete reconciler and its tests.
 
-#![warn(missing_docs)]
-
 mod backoff;
 mod changes;
 mod cleanup;
@@ -95,7 +93,7 @@ mod error;
 mod finalizer;
 mod index;
 mod listing;
-pub mod metrics;
+mod metrics;
 mod owned;
 mod recovery;
 mod relist;

@@ -42,7 +42,7 @@
 //!
 //! [`Manager::run`] then:
 //!
-//! - installs the `tracing` subscriber (see [`telemetry`]: `RUST_LOG`, plain logs off a
+//! - installs the `tracing` subscriber (`RUST_LOG`, plain logs off a
 //!   terminal, OTLP traces with the `otel` feature);
 //! - connects with the in-cluster service account or the kubeconfig (`KUBECONFIG`);
 //! - serves `/metrics` on `--metrics-bind-address` (controller-runtime's reconcile metrics, and
@@ -59,15 +59,13 @@
 //!   below the Pod's 10 s grace period), releases the lease and stops the servers; a second
 //!   signal exits at once.
 
-#![warn(missing_docs)]
-
 mod certs;
 mod client;
 mod leader;
 mod options;
 mod probes;
 mod signal;
-pub mod telemetry;
+mod telemetry;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -83,13 +81,13 @@ use tracing::{error, info, warn};
 use crate::controller::{self, Metrics, Reconciler, RunOptions};
 use crate::webhook;
 
-pub use certs::{CertMode, CertOptionError, MIN_CERT_LIFETIME};
+pub use certs::{CertMode, CertOptionError};
 pub use options::{BindAddress, LeaderElectionTiming, Options, TimingError};
 pub use probes::Readiness;
 
 /// How long running reconciliations get to finish once shutdown starts; below the
 /// `terminationGracePeriodSeconds` of `config/manager/manager.yaml` (10 s).
-pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(8);
+pub(crate) const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// Why the manager could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -275,7 +273,7 @@ impl Manager {
         if options.enable_webhooks && self_managed {
             certs::check_options(&options)?;
         }
-        let webhooks = webhooks.map(|server| server.with_metrics(webhook::metrics::Metrics::register(&mut registry)));
+        let webhooks = webhooks.map(|server| server.with_metrics(webhook::Metrics::register(&mut registry)));
         telemetry::init_unless_set();
         let shutdown = CancellationToken::new();
         let cancel = shutdown.clone();

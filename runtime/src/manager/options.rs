@@ -166,7 +166,7 @@ impl Options {
     }
 
     /// The namespace to watch, if the manager is namespace-scoped.
-    pub fn watch_namespace(&self) -> Option<&str> {
+    pub(crate) fn watch_namespace(&self) -> Option<&str> {
         self.watch_namespace.as_deref().filter(|ns| !ns.is_empty())
     }
 
@@ -174,7 +174,7 @@ impl Options {
     ///
     /// # Errors
     /// As [`LeaderElectionTiming::new`].
-    pub fn leader_election_timing(&self) -> Result<LeaderElectionTiming, TimingError> {
+    pub(crate) fn leader_election_timing(&self) -> Result<LeaderElectionTiming, TimingError> {
         LeaderElectionTiming::new(
             self.leader_elect_lease_duration,
             self.leader_elect_renew_deadline,
@@ -203,13 +203,13 @@ impl LeaderElectionTiming {
     };
 
     /// The shortest retry period accepted.
-    pub const MIN_RETRY_PERIOD: Duration = Duration::from_millis(100);
+    pub(crate) const MIN_RETRY_PERIOD: Duration = Duration::from_millis(100);
 
     /// Checks the rules client-go's `NewLeaderElector` checks: the lease duration is above the
     /// renew deadline (so a leader that cannot renew stops before a standby may take over), the
     /// renew deadline is above 1.2 retry periods (room for one jittered retry), and the lease
     /// duration is a whole number of seconds, from 1 to 2147483647 (the Lease stores them in
-    /// an int32). Also a retry period of at least [`Self::MIN_RETRY_PERIOD`]: each retry is a
+    /// an int32). Also a retry period of at least 100 ms: each retry is a
     /// request to the API server, and a shorter one leaves no time for it.
     ///
     /// # Errors

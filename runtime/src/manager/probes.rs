@@ -31,7 +31,7 @@ struct Checks {
 
 impl Readiness {
     /// Marks the manager started.
-    pub fn set_ready(&self) {
+    pub(crate) fn set_ready(&self) {
         self.lock().started = true;
     }
 

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::request::Request;
-use crate::WebhookTarget;
+use crate::{MutatingWebhookTarget, ValidatingWebhookTarget, WebhookTarget};
 
 /// Fills in defaults of a kind's objects before the API server stores them (a mutating
 /// admission webhook; controller-runtime's `CustomDefaulter`).
@@ -23,8 +23,9 @@ use crate::WebhookTarget;
 /// has the object as stored before an update and the manager's client.
 pub trait Defaulter: Send + Sync + 'static {
     /// What the webhook is for: a root type such as `v1::Memcached`, or a built-in kind's
-    /// marker type (`#[derive(rop::BuiltinKind)]`).
-    type Kind: WebhookTarget<Object: Serialize + DeserializeOwned + Send + Sync> + 'static;
+    /// marker type (`#[derive(rop::BuiltinKind)]`), with `#[rop(webhook(mutating))]`: a kind
+    /// without it does not compile here.
+    type Kind: MutatingWebhookTarget<Object: Serialize + DeserializeOwned + Send + Sync> + 'static;
 
     /// Sets the defaults on `object`.
     ///
@@ -32,13 +33,14 @@ pub trait Defaulter: Send + Sync + 'static {
     /// [`Denied`] refuses the request with its message.
     fn default(
         &self,
-        object: &mut Object<Self::Kind>,
+        object: &mut ObjectOf<Self::Kind>,
         request: &Request<'_, Self::Kind>,
     ) -> impl Future<Output = Result<(), Denied>> + Send;
 }
 
-/// The objects of `K`: `K` itself for a custom kind, the k8s-openapi type for a built-in one.
-pub type Object<K> = <K as WebhookTarget>::Object;
+/// The objects of `K`: `K` itself for a custom kind, the k8s-openapi type for a built-in one
+/// (the same as `rop::controller::ObjectOf` for a kind that has a controller too).
+pub type ObjectOf<K> = <K as WebhookTarget>::Object;
 
 /// Checks a kind's objects beyond what its OpenAPI schema and CEL rules can say (a validating
 /// admission webhook; controller-runtime's `CustomValidator`).
@@ -47,28 +49,28 @@ pub type Object<K> = <K as WebhookTarget>::Object;
 /// `validate_delete` is called only when the webhook's `operations` include `DELETE`. The
 /// [`Request`] has who asked and the manager's client, to check an object against others.
 pub trait Validator: Send + Sync + 'static {
-    /// What the webhook is for, as [`Defaulter::Kind`].
-    type Kind: WebhookTarget<Object: Serialize + DeserializeOwned + Send + Sync> + 'static;
+    /// What the webhook is for, as [`Defaulter::Kind`], with `#[rop(webhook(validating))]`.
+    type Kind: ValidatingWebhookTarget<Object: Serialize + DeserializeOwned + Send + Sync> + 'static;
 
     /// Checks an object about to be created.
     fn validate_create(
         &self,
-        object: &Object<Self::Kind>,
+        object: &ObjectOf<Self::Kind>,
         request: &Request<'_, Self::Kind>,
     ) -> impl Future<Output = Verdict> + Send;
 
     /// Checks an update from `old` to `new`.
     fn validate_update(
         &self,
-        old: &Object<Self::Kind>,
-        new: &Object<Self::Kind>,
+        old: &ObjectOf<Self::Kind>,
+        new: &ObjectOf<Self::Kind>,
         request: &Request<'_, Self::Kind>,
     ) -> impl Future<Output = Verdict> + Send;
 
     /// Checks an object about to be deleted.
     fn validate_delete(
         &self,
-        object: &Object<Self::Kind>,
+        object: &ObjectOf<Self::Kind>,
         request: &Request<'_, Self::Kind>,
     ) -> impl Future<Output = Verdict> + Send;
 }
@@ -144,12 +146,12 @@ pub(crate) async fn default<D: Defaulter>(defaulter: &D, body: Value, client: Cl
         // DELETE and CONNECT carry no new object: nothing to default.
         return review_json(AdmissionResponse::from(&request));
     };
-    let (original, mut typed) = match decode::<Object<D::Kind>>(&request, object) {
+    let (original, mut typed) = match decode::<ObjectOf<D::Kind>>(&request, object) {
         Ok(decoded) => decoded,
         Err(refusal) => return refusal,
     };
     let old = match &request.old_object {
-        Some(old) => match decode::<Object<D::Kind>>(&request, old) {
+        Some(old) => match decode::<ObjectOf<D::Kind>>(&request, old) {
             Ok((_, old)) => Some(old),
             Err(refusal) => return refusal,
         },
@@ -191,7 +193,7 @@ pub(crate) async fn validate<V: Validator>(validator: &V, body: Value, client: C
                 let message = format!("the {:?} request has no {what}", request.operation);
                 review_json(refuse(&request, &Denied::new(message)))
             })
-            .and_then(|o| decode::<Object<V::Kind>>(&request, o).map(|(_, typed)| typed))
+            .and_then(|o| decode::<ObjectOf<V::Kind>>(&request, o).map(|(_, typed)| typed))
     };
     let verdict = match request.operation {
         Operation::Create => match object(&request.object, "object") {

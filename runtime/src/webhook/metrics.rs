@@ -20,18 +20,18 @@ use prometheus_client::registry::Registry;
 
 /// Labels of `controller_runtime_webhook_requests_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct RequestLabels {
+pub(crate) struct RequestLabels {
     /// The webhook's URL path, e.g. `/mutate-cache-example-com-v1-memcached` or `/convert`.
-    pub webhook: String,
+    pub(crate) webhook: String,
     /// The HTTP status code of the answer, e.g. `200` (a denial is a 200 too).
-    pub code: u16,
+    pub(crate) code: u16,
 }
 
 /// Labels of the metrics that only name the webhook.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct WebhookLabels {
+pub(crate) struct WebhookLabels {
     /// The webhook's URL path.
-    pub webhook: String,
+    pub(crate) webhook: String,
 }
 
 /// controller-runtime's latency buckets, in seconds (Prometheus' default buckets).
@@ -46,11 +46,11 @@ fn latency_histogram() -> Histogram {
 #[derive(Clone, Debug)]
 pub struct Metrics {
     /// `controller_runtime_webhook_requests_total`: answered requests by path and status code.
-    pub requests: Family<RequestLabels, Counter>,
+    pub(crate) requests: Family<RequestLabels, Counter>,
     /// `controller_runtime_webhook_requests_in_flight`: requests being answered now.
-    pub in_flight: Family<WebhookLabels, Gauge>,
+    pub(crate) in_flight: Family<WebhookLabels, Gauge>,
     /// `controller_runtime_webhook_latency_seconds`: how long answers take, in seconds.
-    pub latency: Family<WebhookLabels, Histogram, fn() -> Histogram>,
+    pub(crate) latency: Family<WebhookLabels, Histogram, fn() -> Histogram>,
 }
 
 impl Default for Metrics {

@@ -15,17 +15,19 @@
 
 mod admission;
 mod convert;
-pub mod metrics;
+mod metrics;
 mod request;
 mod server;
 mod setup;
 pub mod testing;
 pub(crate) mod tls;
 
-pub use admission::{Defaulter, Denied, Object, Validator, Verdict};
+pub use admission::{Defaulter, Denied, ObjectOf, Validator, Verdict};
 pub use convert::HubConversion;
 pub use kube_core::admission::Operation;
-pub use request::{NoClient, Request};
+pub use metrics::Metrics;
+pub use request::Request;
 pub use server::{CONVERSION_PATH, Registration, Server};
 pub use setup::SetupError;
-pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError, check_certificate, check_client_ca};
+pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError};
+pub(crate) use tls::{check_certificate, check_client_ca};

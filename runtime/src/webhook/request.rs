@@ -5,7 +5,7 @@ use kube::Client;
 use kube_core::DynamicObject;
 use kube_core::admission::{AdmissionRequest, Operation};
 
-use super::admission::Object;
+use super::admission::ObjectOf;
 use crate::WebhookTarget;
 
 /// One admission request for an object of `K`, as a [`super::Defaulter`] or
@@ -17,14 +17,14 @@ use crate::WebhookTarget;
 /// server waits for the answer at most the webhook's `timeoutSeconds` (10 s by default).
 pub struct Request<'a, K: WebhookTarget> {
     review: &'a AdmissionRequest<DynamicObject>,
-    old_object: Option<&'a Object<K>>,
+    old_object: Option<&'a ObjectOf<K>>,
     client: &'a Client,
 }
 
 impl<'a, K: WebhookTarget> Request<'a, K> {
     pub(crate) fn new(
         review: &'a AdmissionRequest<DynamicObject>,
-        old_object: Option<&'a Object<K>>,
+        old_object: Option<&'a ObjectOf<K>>,
         client: &'a Client,
     ) -> Self {
         Self { review, old_object, client }
@@ -59,7 +59,7 @@ impl<'a, K: WebhookTarget> Request<'a, K> {
 
     /// The object as stored before this request: set on `Update` (and on `Delete` for a
     /// validator), `None` on `Create`.
-    pub fn old_object(&self) -> Option<&Object<K>> {
+    pub fn old_object(&self) -> Option<&ObjectOf<K>> {
         self.old_object
     }
 
@@ -76,7 +76,7 @@ impl<'a, K: WebhookTarget> Request<'a, K> {
 #[error(
     "this webhook server has no client: the manager gives it its own; a test gives it one with `Server::with_client` (rop-testenv's `TestEnv::client`)"
 )]
-pub struct NoClient;
+pub(crate) struct NoClient;
 
 /// A client whose every request fails with [`NoClient`], for a server no manager runs.
 pub(crate) fn no_client() -> Client {

@@ -40,7 +40,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::admission::Object;
+use super::admission::ObjectOf;
 use super::request::{Request, no_client};
 use super::{Defaulter, Denied, Server};
 use crate::WebhookTarget;
@@ -93,9 +93,9 @@ where
 ///
 /// # Panics
 /// When `object` does not serialise as JSON.
-pub async fn defaulted<D: Defaulter>(defaulter: &D, object: &Object<D::Kind>) -> Result<Object<D::Kind>, Denied>
+pub async fn defaulted<D: Defaulter>(defaulter: &D, object: &ObjectOf<D::Kind>) -> Result<ObjectOf<D::Kind>, Denied>
 where
-    Object<D::Kind>: Clone,
+    ObjectOf<D::Kind>: Clone,
 {
     let target = <D::Kind as WebhookTarget>::TARGET;
     let json = serde_json::to_value(object).expect("the object serialises");

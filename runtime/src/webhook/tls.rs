@@ -32,27 +32,63 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Why the webhook server cannot serve.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// The serving certificate or key cannot be read, or is not PEM.
     #[error(
         "cannot read the webhook server's TLS certificate {}: {source}; mount one there (cert-manager does in a cluster, see config/default/manager_webhook_patch.yaml), pass --webhook-cert-dir, or run with ENABLE_WEBHOOKS=false",
         path.display()
     )]
-    Certificate { path: PathBuf, source: io::Error },
+    Certificate {
+        /// The file, [`CERT_FILE`] or [`KEY_FILE`] in the certificate folder.
+        path: PathBuf,
+        /// The read error; [`io::ErrorKind::InvalidData`] when the file is not PEM.
+        source: io::Error,
+    },
+    /// The certificate and key are PEM but do not make a TLS configuration (e.g. they do not
+    /// match).
     #[error("the webhook server's TLS certificate and key in {} do not make a TLS configuration: {source}", dir.display())]
-    Tls { dir: PathBuf, source: rustls::Error },
+    Tls {
+        /// The certificate folder.
+        dir: PathBuf,
+        /// rustls' error.
+        source: rustls::Error,
+    },
+    /// The client CA file (`--webhook-client-ca-file`) cannot be read.
     #[error(
         "cannot read the webhook client CA {}: {source}; mount the CA that signs the API server's webhook client certificate there (see config/default/manager_webhook_client_ca_patch.yaml), or leave out --webhook-client-ca-file",
         path.display()
     )]
-    ClientCa { path: PathBuf, source: io::Error },
+    ClientCa {
+        /// The client CA file.
+        path: PathBuf,
+        /// The read error.
+        source: io::Error,
+    },
+    /// The client CA file holds no certificate that can verify client certificates.
     #[error("the webhook client CA {} cannot verify client certificates: {reason}", path.display())]
-    ClientCaInvalid { path: PathBuf, reason: String },
+    ClientCaInvalid {
+        /// The client CA file.
+        path: PathBuf,
+        /// Why: the PEM or certificate error, the verifier's error, or `it holds no PEM certificate`.
+        reason: String,
+    },
+    /// The server asks for client certificates and serves CRD conversions, to which
+    /// kube-apiserver presents none.
     #[error(
         "the webhook server converts {} and was asked to admit only callers with a client certificate (--webhook-client-ca-file): kube-apiserver presents none to CRD conversion webhooks, so every conversion would fail; leave the flag out",
         kinds.join(", ")
     )]
-    ClientCaWithConversion { kinds: Vec<String> },
+    ClientCaWithConversion {
+        /// The kinds the server converts, `<group> <kind>` each.
+        kinds: Vec<String>,
+    },
+    /// Binding or serving on the address failed.
     #[error("the webhook server on {addr} failed: {source}")]
-    Io { addr: SocketAddr, source: io::Error },
+    Io {
+        /// The address the server listens on.
+        addr: SocketAddr,
+        /// The I/O error.
+        source: io::Error,
+    },
 }
 
 /// The files the webhook server's TLS configuration is read from.
@@ -289,4 +325,33 @@ async fn reload_on_change(tls: RustlsConfig, files: Files) {
 #[allow(deprecated)]
 pub(crate) fn ring_provider() -> rustls::crypto::CryptoProvider {
     rustls::crypto::ring::default_provider()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_client_ca_that_cannot_verify_says_what_is_wrong_with_it() {
+        let dir = std::env::temp_dir().join(format!("rop-webhook-client-ca-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let empty = dir.join("empty.crt");
+        std::fs::write(&empty, "not a certificate\n").unwrap();
+        let missing = dir.join("missing.crt");
+        assert_eq!(
+            super::check_client_ca(&missing).unwrap_err().to_string(),
+            format!(
+                "cannot read the webhook client CA {}: No such file or directory (os error 2); mount the CA that \
+                 signs the API server's webhook client certificate there (see \
+                 config/default/manager_webhook_client_ca_patch.yaml), or leave out --webhook-client-ca-file",
+                missing.display()
+            )
+        );
+        assert_eq!(
+            super::check_client_ca(&empty).unwrap_err().to_string(),
+            format!(
+                "the webhook client CA {} cannot verify client certificates: it holds no PEM certificate",
+                empty.display()
+            )
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

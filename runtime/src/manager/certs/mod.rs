@@ -65,7 +65,7 @@ pub struct CertOptionError {
 
 /// The shortest `--webhook-cert-lifetime`: the manager checks at most once a second and renews
 /// after two thirds of a lifetime, so a shorter one would leave no time to serve the next.
-pub const MIN_CERT_LIFETIME: Duration = Duration::from_secs(10);
+pub(crate) const MIN_CERT_LIFETIME: Duration = Duration::from_secs(10);
 
 /// Checks the self-managed certificates' flags, before the manager connects or serves.
 ///
