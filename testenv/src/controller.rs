@@ -250,16 +250,18 @@ impl<K: Kind> ControllerTest<K> {
     }
 
     /// Waits until the manager has settled: no pass running, and none started or ended for
-    /// 500 ms (a pass's own writes have come back through the watches and started whatever
-    /// they start). Check idempotence only then.
+    /// 500 ms, counted from this call at the earliest (a pass's own writes, and what the test
+    /// wrote just before, have come back through the watches and started whatever they
+    /// start). Check idempotence only then.
     ///
     /// # Panics
     /// When that does not happen within [`WAIT`].
     pub async fn settled(&self) {
-        let deadline = Instant::now() + WAIT;
+        let called = Instant::now();
+        let deadline = called + WAIT;
         loop {
             let last = *self.passes.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let quiet = last.is_none_or(|last| last.elapsed() >= QUIET);
+            let quiet = last.map_or(called, |last| last.max(called)).elapsed() >= QUIET;
             if self.passes.running.load(Ordering::SeqCst) == 0 && quiet {
                 return;
             }
