@@ -164,13 +164,31 @@ fn names(def: &KindDefinition) -> CustomResourceDefinitionNames {
     }
 }
 
+/// The printer column type of the field at `json_path` (a plain field path such as
+/// `.spec.size`) in `schema`: its `type`, `date` for a `date-time` string; empty where the path
+/// names no field of a scalar type (then the CRD check says the column needs a type).
+fn column_type(schema: &JSONSchemaProps, json_path: &str) -> String {
+    let mut node = schema;
+    for field in json_path.trim_start_matches('.').split('.') {
+        match node.properties.as_ref().and_then(|properties| properties.get(field)) {
+            Some(child) => node = child,
+            None => return String::new(),
+        }
+    }
+    match (node.type_.as_deref(), node.format.as_deref()) {
+        (Some("string"), Some("date-time")) => "date".into(),
+        (Some(type_ @ ("integer" | "number" | "string" | "boolean")), _) => type_.into(),
+        _ => String::new(),
+    }
+}
+
 fn version(def: &KindDefinition, schema: JSONSchemaProps) -> CustomResourceDefinitionVersion {
     let columns: Vec<_> = def
         .printer_columns
         .iter()
         .map(|c| CustomResourceColumnDefinition {
             name: c.name.into(),
-            type_: c.type_.into(),
+            type_: if c.type_.is_empty() { column_type(&schema, c.json_path) } else { c.type_.into() },
             json_path: c.json_path.into(),
             description: c.description.map(Into::into),
             format: c.format.map(Into::into),

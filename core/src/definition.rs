@@ -11,7 +11,8 @@ pub struct PrinterColumn {
     /// The column's heading in `kubectl get` (`additionalPrinterColumns[].name`).
     pub name: &'static str,
     /// The OpenAPI type of the value (`additionalPrinterColumns[].type`): `integer`, `number`,
-    /// `string`, `boolean` or `date`.
+    /// `string`, `boolean` or `date`; empty when `printcolumn(...)` left it out, and the CRD
+    /// takes it from the schema of the field at `json_path`.
     pub type_: &'static str,
     /// The simple JSON path evaluated against each object for the value, starting with `.`,
     /// e.g. `.spec.size` (`additionalPrinterColumns[].jsonPath`).

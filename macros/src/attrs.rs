@@ -150,19 +150,37 @@ fn parse_printcolumn(meta: &ParseNestedMeta) -> syn::Result<PrinterColumn> {
         Ok(())
     })?;
     let missing = |what: &str| syn::Error::new(span, format!("printcolumn(...) needs `{what} = \"...\"`"));
-    let type_ = type_.ok_or_else(|| missing("type_"))?;
-    const TYPES: [&str; 5] = ["integer", "number", "string", "boolean", "date"];
-    if !TYPES.contains(&type_.as_str()) {
-        return Err(syn::Error::new(
-            span,
-            format!("printcolumn type_ \"{type_}\" is not one of integer, number, string, boolean, date"),
-        ));
-    }
     let json_path = json_path.ok_or_else(|| missing("json_path"))?;
     if !json_path.starts_with('.') {
         return Err(syn::Error::new(
             span,
             format!("printcolumn json_path \"{json_path}\" must start with '.', e.g. \".spec.size\""),
+        ));
+    }
+    // A plain field path's type is the schema's (`rop::crd`); a path with filters or indexes
+    // names no one field, so its column says its type.
+    let plain = json_path[1..].split('.').all(|field| {
+        field.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    let type_ = match type_ {
+        Some(type_) => type_,
+        None if plain => String::new(),
+        None => {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "printcolumn(...) needs `type_ = \"...\"` (integer, number, string, boolean or date) for \
+                     \"{json_path}\": only a plain field path such as \".spec.size\" takes its type from the schema"
+                ),
+            ));
+        }
+    };
+    const TYPES: [&str; 5] = ["integer", "number", "string", "boolean", "date"];
+    if !type_.is_empty() && !TYPES.contains(&type_.as_str()) {
+        return Err(syn::Error::new(
+            span,
+            format!("printcolumn type_ \"{type_}\" is not one of integer, number, string, boolean, date"),
         ));
     }
     Ok(PrinterColumn { name: name.ok_or_else(|| missing("name"))?, type_, json_path, description, format, priority })

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
     derive = "PartialEq"
 )]
 #[rop(owns(rop::k8s_openapi::api::apps::v1::Deployment))]
-#[rop(printcolumn(name = "Size", type_ = "integer", json_path = ".spec.size"))]
+#[rop(printcolumn(name = "Size", json_path = ".spec.size"))]
 #[rop(printcolumn(
     name = "Available",
     type_ = "string",

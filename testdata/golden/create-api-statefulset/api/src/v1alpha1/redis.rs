@@ -67,8 +67,8 @@ use serde::{Deserialize, Serialize};
     message = "minAvailable is a number of replicas from 0 to replicas, or a percentage from \"0%\" to \"100%\"",
     field_path = ".spec.minAvailable"
 ))]
-#[rop(printcolumn(name = "Replicas", type_ = "integer", json_path = ".spec.replicas"))]
-#[rop(printcolumn(name = "Ready", type_ = "integer", json_path = ".status.readyReplicas"))]
+#[rop(printcolumn(name = "Replicas", json_path = ".spec.replicas"))]
+#[rop(printcolumn(name = "Ready", json_path = ".status.readyReplicas"))]
 #[rop(printcolumn(
     name = "Available",
     type_ = "string",
