@@ -19,6 +19,8 @@ pub struct KindVersion {
     pub crd_keys: Vec<String>,
     /// Kind-level keys written one attribute each (printer columns, root rules, ...).
     pub crd_lists: Vec<String>,
+    /// Whether two printer columns set one key to the same value (`type_ = "string"`).
+    pub repeats_column_setting: bool,
     pub types: Types,
     /// Types for a kind the project consumes: not in the manifests generator, so no CRD.
     pub types_only: bool,
@@ -48,6 +50,7 @@ pub fn read(crd: &Value, v: &Value, at: &str, types_only: bool) -> anyhow::Resul
         namespaced,
         crd_keys: Vec::new(),
         crd_lists: Vec::new(),
+        repeats_column_setting: false,
         types: Types::default(),
         types_only,
     };
@@ -205,6 +208,7 @@ fn root_keys(kv: &mut KindVersion, mut root: Map<String, Value>, path: &str) {
 
 /// Printer columns, the scale subresource and selectable fields of version `v`.
 fn version_lists(kv: &mut KindVersion, v: &Value, at: &str) {
+    let mut settings = std::collections::HashSet::new();
     for column in v["additionalPrinterColumns"].as_array().into_iter().flatten() {
         let mut keys = vec![
             format!("name = {}", string(column["name"].as_str().unwrap_or_default())),
@@ -219,6 +223,9 @@ fn version_lists(kv: &mut KindVersion, v: &Value, at: &str) {
         }
         if let Some(p) = column["priority"].as_i64() {
             keys.push(format!("priority = {p}"));
+        }
+        for key in &keys {
+            kv.repeats_column_setting |= !settings.insert(key.clone());
         }
         kv.crd_lists.push(format!("printcolumn({})", keys.join(", ")));
     }

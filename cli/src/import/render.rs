@@ -62,6 +62,11 @@ fn spec(out: &mut String, kv: &KindVersion, t: &Type) {
         format!("#[rop({})]", keys.join(", ")),
     ];
     lines.extend(kv.crd_lists.iter().map(|key| format!("#[rop({key})]")));
+    if kv.repeats_column_setting {
+        // clippy's duplicated_attributes reads one `key = "value"` in two attributes of an
+        // item (two printer columns of type string) as a mistake.
+        lines.insert(0, "#[allow(clippy::duplicated_attributes)]".to_string());
+    }
     write_type(out, t, &lines);
 }
 

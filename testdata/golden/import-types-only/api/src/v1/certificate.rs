@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 /// Specification of the desired state of the Certificate resource.
 /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+#[allow(clippy::duplicated_attributes)]
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
 #[rop(
     group = "cert-manager.io",
