@@ -59,16 +59,9 @@ pub(crate) fn expand_webhook(w: &Webhook) -> TokenStream {
 /// `MutatingWebhookTarget` and `ValidatingWebhookTarget` for `target`, as its webhooks
 /// (`true` for a mutating one) have them: what lets a `Defaulter` or `Validator` name it.
 pub(crate) fn webhook_kind_impls(target: &impl quote::ToTokens, mutating: impl Iterator<Item = bool>) -> TokenStream {
-    let (mut defaulting, mut validating) = (false, false);
-    for mutating in mutating {
-        if mutating {
-            defaulting = true;
-        } else {
-            validating = true;
-        }
-    }
-    let defaulting = defaulting.then(|| quote!(impl ::rop::MutatingWebhookTarget for #target {}));
-    let validating = validating.then(|| quote!(impl ::rop::ValidatingWebhookTarget for #target {}));
+    let mutating: Vec<bool> = mutating.collect();
+    let defaulting = mutating.contains(&true).then(|| quote!(impl ::rop::MutatingWebhookTarget for #target {}));
+    let validating = mutating.contains(&false).then(|| quote!(impl ::rop::ValidatingWebhookTarget for #target {}));
     quote!(#defaulting #validating)
 }
 

@@ -2,9 +2,9 @@
 //! controller and the kubelet: an update goes one ordinal at a time, highest first, waits for
 //! each new Pod to be ready, stops where the disruption budget would break and says why, and a
 //! budget that is no number stops the object instead of being read as anything; and with
-//! `OwnedChanges::Spec`, the StatefulSet's status updates start no pass. A project's
-//! scaffolded StatefulSet test checks its own kind's rollout; these orderings are checked here,
-//! once, where the machinery lives.
+//! `Changes::Spec` for the StatefulSet in its `Config`, the StatefulSet's status updates start
+//! no pass. A project's scaffolded StatefulSet test checks its own kind's rollout; these
+//! orderings are checked here, once, where the machinery lives.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -118,7 +118,7 @@ fn an_update_goes_one_ordinal_at_a_time_highest_first_within_the_budget() {
         let ready = controller.wait_for(store, rolled_out).await;
         assert_eq!(kubelet.take_created(), ["sample-0", "sample-1", "sample-2"]);
 
-        // `OwnedChanges::Spec`: an update of the StatefulSet's status starts no pass; its
+        // `Changes::Spec`: an update of the StatefulSet's status starts no pass; its
         // deletion and a change of its spec do, and the StatefulSet is put back.
         controller.settled().await;
         let passes = controller.passes(&ready);
