@@ -2,14 +2,10 @@
 //!
 //! Generated API crates put `#[derive(CustomResource)]` on a `FooSpec` struct; the derive emits the
 //! root type `Foo` and implements [`CustomResource`] for it. The I/O-free part, re-exported
-//! here from `rop-core`, turns those facts into Kubernetes manifests:
+//! here from `rop-core`:
 //!
-//! - [`schema`]: schemars output → structural OpenAPI v3 schemas the API server accepts;
-//! - [`crd`]: one `CustomResourceDefinition` per kind, all versions merged, one storage version;
-//! - [`rbac`]: the RBAC rules controllers need, normalised the way controller-gen does;
-//! - [`manifests`]: the generator entry point a project's `manifests` binary calls, and the
-//!   assembly of the files `rop generate` writes under `config/`;
-//! - [`webhook_configuration`]: `config/webhook/manifests.yaml` from the kinds' webhooks;
+//! - [`manifests`]: the entry point of a project's `manifests` binary, which `rop generate`
+//!   runs to write the CRDs, RBAC rules and webhook configurations under `config/`;
 //! - [`conversion`]: hub-and-spoke conversion between the versions of a kind;
 //! - [`conditions`]: status conditions with apimachinery's `meta.SetStatusCondition` semantics;
 //! - [`names`]: Kubernetes name rules and the plural of a kind.
@@ -53,10 +49,16 @@ pub mod webhook;
 pub mod workload;
 
 pub use rop_core::{
-    AdmissionTarget, BuiltinKind, BuiltinResource, ControllerDefinition, ControllerTarget, CustomResource,
-    KindDefinition, LabelSelector, MutatingWebhookTarget, PrinterColumn, RbacRule, RelatedKind, Scale,
-    SelectorRequirement, ValidatingWebhookTarget, Webhook, WebhookTarget, conditions, conversion, crd, manifests,
-    names, rbac, schema, webhook_configuration, yaml,
+    AdmissionTarget, BuiltinKind, CustomResource, Webhook, WebhookTarget, conditions, conversion, manifests, names,
+};
+/// The generator's plumbing: what the derives' expansions, the `manifests` binary's entry point
+/// and the `rop` CLI name. Not for user code, and not covered by semver; its stable face is
+/// [`manifests`] and the derives.
+#[doc(hidden)]
+pub use rop_core::{
+    BuiltinResource, ControllerDefinition, ControllerTarget, KindDefinition, LabelSelector, MutatingWebhookTarget,
+    PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement, ValidatingWebhookTarget, crd, rbac, schema,
+    webhook_configuration, yaml,
 };
 /// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`
 /// schema markers on the type, its fields and its variants' fields (docs/markers.md). It

@@ -16,7 +16,7 @@ use kube::api::{Api, PostParams};
 use kube::{Client, ResourceExt};
 use rop::CustomResource;
 use rop::controller::{Action, Context, Reconciler};
-use rop::manager::{LeaderElectionTiming, Manager, Options};
+use rop::manager::{Manager, Options};
 use rop_testenv::{TEST_NAMESPACE, TestEnv, wait_for};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -53,9 +53,29 @@ impl Reconciler for Publish {
 
 const LEASE: &str = "ballots-leader";
 
+/// The leader election flags of a replica.
+struct Timing {
+    lease_duration: Duration,
+    renew_deadline: Duration,
+    retry_period: Duration,
+}
+
+impl Timing {
+    /// The flags' defaults (controller-runtime's): 15 s, 10 s, 2 s.
+    const DEFAULT: Timing = Timing {
+        lease_duration: Duration::from_secs(15),
+        renew_deadline: Duration::from_secs(10),
+        retry_period: Duration::from_secs(2),
+    };
+}
+
 /// Short durations, so a test waits seconds for a lease to expire.
-fn short() -> LeaderElectionTiming {
-    LeaderElectionTiming::new(Duration::from_secs(4), Duration::from_secs(3), Duration::from_secs(1)).unwrap()
+fn short() -> Timing {
+    Timing {
+        lease_duration: Duration::from_secs(4),
+        renew_deadline: Duration::from_secs(3),
+        retry_period: Duration::from_secs(1),
+    }
 }
 
 /// A manager run as a replica named `name` (its Lease identity, and the ServiceAccount
@@ -70,7 +90,7 @@ struct Replica {
 impl Replica {
     /// Starts the replica's manager with `--leader-elect` and `timing`, its requests going to
     /// `server` (the API server's URL, or a proxy's).
-    fn start(env: &TestEnv, name: &'static str, timing: LeaderElectionTiming, server: &str) -> Self {
+    fn start(env: &TestEnv, name: &'static str, timing: Timing, server: &str) -> Self {
         let kubeconfig = env.kubeconfig_as_service_account("default", name).unwrap();
         let text = std::fs::read_to_string(&kubeconfig).unwrap().replace(env.server_url(), server);
         std::fs::write(&kubeconfig, text).unwrap();
@@ -201,14 +221,14 @@ fn a_standby_takes_over_at_once_when_the_leader_shuts_down() {
     let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else { return };
     let client = env.client();
     env.block_on(install(&client));
-    let mut a = Replica::start(&env, "a", LeaderElectionTiming::DEFAULT, env.server_url());
+    let mut a = Replica::start(&env, "a", Timing::DEFAULT, env.server_url());
     env.block_on(async {
         held_by(&client, "a").await;
         create(&client, "one").await;
         published(&client, "one", "a").await;
     });
     // B watches from the start, and waits.
-    let b = Replica::start(&env, "b", LeaderElectionTiming::DEFAULT, env.server_url());
+    let b = Replica::start(&env, "b", Timing::DEFAULT, env.server_url());
     env.block_on(async {
         tokio::time::sleep(Duration::from_secs(3)).await;
         assert_eq!(lease(&client).await.holder_identity.as_deref(), Some("a"), "the standby waits");

@@ -119,7 +119,9 @@ pub use error::{Terminal, error_chain};
 pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
 pub(crate) use run::{RunOptions, start};
-pub use scope::{Kind, KindObject, KindScope, ObjectOf};
+pub use scope::{Kind, ObjectOf};
+#[doc(hidden)]
+pub use scope::{KindObject, KindScope};
 pub(crate) use shared::RelatedWatches;
 pub use watched::{Cache, Watched};
 

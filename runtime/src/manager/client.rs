@@ -25,7 +25,7 @@ use tower::buffer::BufferLayer;
 use tower::retry::{Policy, RetryLayer};
 use tracing::warn;
 
-use super::Error;
+use super::{Error, Problem};
 
 /// How many times a request answered with 429, 503 or 504 is sent again.
 const RETRIES: u32 = 5;
@@ -39,7 +39,7 @@ const BUFFER: usize = 1024;
 /// A client from the in-cluster service account or the kubeconfig, warning once when it does
 /// not verify the API server's certificate.
 pub(crate) async fn connect() -> Result<Client, Error> {
-    let config = Config::infer().await.map_err(|err| Error::Client(kube::Error::InferConfig(err)))?;
+    let config = Config::infer().await.map_err(|err| Problem::Client(kube::Error::InferConfig(err)))?;
     if config.accept_invalid_certs {
         warn!(
             server = %config.cluster_url,
@@ -54,9 +54,9 @@ pub(crate) async fn connect() -> Result<Client, Error> {
 fn with_retries(mut config: Config, first: Duration, max: Duration) -> Result<Client, Error> {
     config.default_retry = false;
     let policy =
-        RetryPolicy::new(first, max, RETRIES, true).map_err(|err| Error::Client(kube::Error::Service(err.into())))?;
+        RetryPolicy::new(first, max, RETRIES, true).map_err(|err| Problem::Client(kube::Error::Service(err.into())))?;
     let client = ClientBuilder::try_from(config)
-        .map_err(Error::Client)?
+        .map_err(Problem::Client)?
         .with_layer(&BufferLayer::new(BUFFER))
         .with_layer(&RetryLayer::new(NotWatches(policy)))
         .build();

@@ -81,17 +81,46 @@ use tracing::{error, info, warn};
 use crate::controller::{self, Metrics, Reconciler, RunOptions};
 use crate::webhook;
 
-pub use certs::{CertMode, CertOptionError};
-pub use options::{BindAddress, LeaderElectionTiming, Options, TimingError};
+pub use certs::CertMode;
+use certs::CertOptionError;
+use options::TimingError;
+pub use options::{BindAddress, Options};
 pub use probes::Readiness;
 
 /// How long running reconciliations get to finish once shutdown starts; below the
 /// `terminationGracePeriodSeconds` of `config/manager/manager.yaml` (10 s).
 pub(crate) const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(8);
 
-/// Why the manager could not start or stopped with an error.
+/// Why the manager could not start or stopped with an error: no client, a server's address in
+/// use, a flag that cannot be used (webhook certificates, leader election), a controller's
+/// [`controller::Config`] or webhook servers that cannot be used, or the leader lease lost
+/// (the Pod then restarts). Its message says which and what to change; its
+/// [`source`](std::error::Error::source) chain holds the underlying error.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+#[error(transparent)]
+pub struct Error(#[from] Problem);
+
+impl From<webhook::ServeError> for Error {
+    fn from(err: webhook::ServeError) -> Self {
+        Problem::Webhooks(err).into()
+    }
+}
+
+impl From<CertOptionError> for Error {
+    fn from(err: CertOptionError) -> Self {
+        Problem::WebhookCertificates(err).into()
+    }
+}
+
+impl From<TimingError> for Error {
+    fn from(err: TimingError) -> Self {
+        Problem::LeaderElectionTiming(err).into()
+    }
+}
+
+/// What [`Error`] says.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Problem {
     /// No client: neither in a cluster nor with a kubeconfig.
     #[error(
         "failed to create the Kubernetes client: run in a cluster (with the manager's ServiceAccount) or set KUBECONFIG"
@@ -119,13 +148,13 @@ pub enum Error {
     },
     /// The webhook server could not start or failed.
     #[error(transparent)]
-    Webhooks(#[from] webhook::ServeError),
+    Webhooks(webhook::ServeError),
     /// A flag of the self-managed webhook certificates cannot be used.
     #[error(transparent)]
-    WebhookCertificates(#[from] CertOptionError),
+    WebhookCertificates(CertOptionError),
     /// The leader election flags do not fit together.
     #[error(transparent)]
-    LeaderElectionTiming(#[from] TimingError),
+    LeaderElectionTiming(TimingError),
     /// The leader Lease's namespace or name cannot be used.
     #[error("{0}")]
     LeaderElectionLease(String),
@@ -190,12 +219,12 @@ impl Manager {
 
     /// Adds the controller of `reconciler`'s kind, run as its [`Reconciler::config`] says. A
     /// config that cannot be used (a watch of a kind the controller does not own or watch, an
-    /// invalid label selector) makes [`Manager::run`] fail at once with [`Error::Controller`].
+    /// invalid label selector) makes [`Manager::run`] fail at once with an [`Error`] naming the controller.
     pub fn add_controller<R: Reconciler>(&mut self, reconciler: R) -> &mut Self {
         let config = reconciler.config();
         if let Err(message) = config.check() {
             let controller = <R::Kind as crate::ControllerTarget>::CONTROLLER.kind.to_lowercase();
-            self.invalid.get_or_insert(Error::Controller { controller, message });
+            self.invalid.get_or_insert(Problem::Controller { controller, message }.into());
             return self;
         }
         self.controllers.push(Box::new(move |client, metrics, options, shutdown| {
@@ -206,14 +235,14 @@ impl Manager {
 
     /// Serves `webhooks` (`webhook::server()` of the project) beside those added before; an
     /// empty server adds nothing. Two webhooks at one path, or two hubs of one kind's
-    /// conversion, make [`Manager::run`] fail at once with [`Error::WebhookSetup`].
+    /// conversion, make [`Manager::run`] fail at once with an [`Error`] that says why.
     pub fn add_webhooks(&mut self, webhooks: webhook::Server) -> &mut Self {
         match self.webhooks.take() {
             None => self.webhooks = Some(webhooks),
             Some(earlier) => match earlier.merge(webhooks) {
                 Ok(merged) => self.webhooks = Some(merged),
                 Err(err) => {
-                    self.invalid.get_or_insert(Error::WebhookSetup(err));
+                    self.invalid.get_or_insert(Problem::WebhookSetup(err).into());
                 }
             },
         }
@@ -267,7 +296,7 @@ impl Manager {
         let lease = options.leader_election_id.clone().unwrap_or_else(|| format!("{name}-leader"));
         if options.leader_elect {
             leader::Leader::check_lease(&options.leader_election_namespace, &lease)
-                .map_err(Error::LeaderElectionLease)?;
+                .map_err(Problem::LeaderElectionLease)?;
         }
         let self_managed = options.webhook_cert_mode == CertMode::SelfManaged || options.webhook_url.is_some();
         if options.enable_webhooks && self_managed {
@@ -385,7 +414,7 @@ impl Controllers<'_> {
             shutdown.cancel();
         }
         leader.release().await;
-        if lost { Err(Error::LeaseLost) } else { Ok(()) }
+        if lost { Err(Problem::LeaseLost.into()) } else { Ok(()) }
     }
 }
 
@@ -399,7 +428,7 @@ fn stop_on_failure(server: Server, shutdown: CancellationToken) -> Server {
             Ok(served) => served,
             // The metrics and health tasks turn their own panics into errors; the webhook
             // server's task is the one that reaches here.
-            Err(join) => Err(Error::Serve { server: "webhook", source: std::io::Error::other(join) }),
+            Err(join) => Err(Problem::Serve { server: "webhook", source: std::io::Error::other(join) }.into()),
         };
         if let Err(error) = &result {
             error!(error = %error, "a server failed, stopping the manager");
@@ -423,15 +452,15 @@ async fn start_servers(
     ];
     for (server, BindAddress(addr), router) in enabled {
         let Some(addr) = addr else { continue };
-        let task = probes::spawn(server, addr, router, shutdown.clone()).await.map_err(|source| Error::Bind {
+        let task = probes::spawn(server, addr, router, shutdown.clone()).await.map_err(|source| Problem::Bind {
             server,
             addr,
             source,
         })?;
         servers.push(tokio::spawn(async move {
             match task.await {
-                Ok(served) => served.map_err(|source| Error::Serve { server, source }),
-                Err(join) => Err(Error::Serve { server, source: std::io::Error::other(join) }),
+                Ok(served) => served.map_err(|source| Problem::Serve { server, source }.into()),
+                Err(join) => Err(Problem::Serve { server, source: std::io::Error::other(join) }.into()),
             }
         }));
     }

@@ -196,6 +196,7 @@ pub struct LeaderElectionTiming {
 
 impl LeaderElectionTiming {
     /// controller-runtime's (and client-go's usual) values: 15 s, 10 s, 2 s.
+    #[cfg(test)]
     pub const DEFAULT: Self = Self {
         lease_duration: Duration::from_secs(15),
         renew_deadline: Duration::from_secs(10),

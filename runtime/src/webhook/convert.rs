@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::CustomResource;
 use crate::conversion::{ConversionError, Spoke};
 
-use super::setup::SetupError;
+use super::setup::Problem;
 
 type Convert = fn(Value) -> Result<Value, ConversionError>;
 
@@ -35,7 +35,7 @@ pub(crate) struct KindConversion {
     /// Per spoke version: (to hub, from hub).
     pub(crate) spokes: BTreeMap<&'static str, (Convert, Convert)>,
     /// Spokes of another group or kind, or the hub's own version, found while building.
-    pub(crate) errors: Vec<SetupError>,
+    pub(crate) errors: Vec<Problem>,
 }
 
 impl<H> HubConversion<H>
@@ -69,7 +69,7 @@ where
     {
         let d = S::DEFINITION;
         if d.group != self.kind.group || d.kind != self.kind.kind || d.version == self.kind.hub_version {
-            self.kind.errors.push(SetupError::NotASpoke {
+            self.kind.errors.push(Problem::NotASpoke {
                 hub: format!("{}/{} {}", self.kind.group, self.kind.hub_version, self.kind.kind),
                 spoke: format!("{}/{} {}", d.group, d.version, d.kind),
             });

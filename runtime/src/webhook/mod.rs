@@ -25,6 +25,7 @@ pub(crate) mod tls;
 pub use admission::{Defaulter, Denied, ObjectOf, Validator, Verdict};
 pub use convert::HubConversion;
 pub use kube_core::admission::Operation;
+#[doc(hidden)]
 pub use metrics::Metrics;
 pub use request::Request;
 pub use server::{CONVERSION_PATH, Registration, Server};

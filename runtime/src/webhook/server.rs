@@ -17,7 +17,7 @@ use super::admission::{self, Defaulter, Validator};
 use super::convert::{self, HubConversion, KindConversion};
 use super::metrics::Metrics;
 use super::request::no_client;
-use super::setup::SetupError;
+use super::setup::{Problem, SetupError};
 use crate::WebhookTarget;
 use crate::{AdmissionTarget, Webhook};
 
@@ -100,6 +100,7 @@ impl Server {
     /// [`Metrics`]). The manager registers them on its `/metrics`; a test keeps a clone to see
     /// which webhooks the API server called. Without it, the server counts into metrics no one
     /// reads.
+    #[doc(hidden)]
     pub fn with_metrics(mut self, metrics: Metrics) -> Server {
         self.metrics = metrics;
         self
@@ -111,7 +112,7 @@ impl Server {
     /// The kind has no `#[rop(webhook(mutating, ...))]`, or another webhook has the same path.
     pub(crate) fn defaulter<D: Defaulter>(mut self, defaulter: D) -> Result<Server, SetupError> {
         let target = <D::Kind as WebhookTarget>::TARGET;
-        let webhook = target.mutating_webhook().ok_or_else(|| SetupError::NoWebhook {
+        let webhook = target.mutating_webhook().ok_or_else(|| Problem::NoWebhook {
             kind: target.name(),
             which: "defaulting",
             flag: "mutating",
@@ -134,7 +135,7 @@ impl Server {
     /// The kind has no `#[rop(webhook(validating, ...))]`, or another webhook has the same path.
     pub(crate) fn validator<V: Validator>(mut self, validator: V) -> Result<Server, SetupError> {
         let target = <V::Kind as WebhookTarget>::TARGET;
-        let webhook = target.validating_webhook().ok_or_else(|| SetupError::NoWebhook {
+        let webhook = target.validating_webhook().ok_or_else(|| Problem::NoWebhook {
             kind: target.name(),
             which: "validating",
             flag: "validating",
@@ -160,11 +161,11 @@ impl Server {
     pub(crate) fn conversion<H>(mut self, conversion: HubConversion<H>) -> Result<Server, SetupError> {
         let kind = conversion.kind;
         if let Some(error) = kind.errors.first() {
-            return Err(error.clone());
+            return Err(error.clone().into());
         }
         let name = format!("{}/{} {}", kind.group, kind.hub_version, kind.kind);
         if !kind.hub_is_storage {
-            return Err(SetupError::HubNotStorage { hub: name });
+            return Err(Problem::HubNotStorage { hub: name }.into());
         }
         let key = (kind.group.to_string(), kind.kind.to_string());
         self.add_conversion(key, kind)?;
@@ -176,11 +177,12 @@ impl Server {
         match self.conversions.get_mut(&key) {
             Some(existing) if existing.hub_version == kind.hub_version => existing.spokes.extend(kind.spokes),
             Some(existing) => {
-                return Err(SetupError::TwoHubs {
+                return Err(Problem::TwoHubs {
                     kind: format!("{} {}", kind.group, kind.kind),
                     first: existing.hub_version.into(),
                     second: kind.hub_version.into(),
-                });
+                }
+                .into());
             }
             None => {
                 self.conversions.insert(key, kind);
@@ -218,6 +220,7 @@ impl Server {
 
     /// Whether this server converts the versions of kind `kind` of `group` (it has a
     /// [`Registration::conversion`] for it): its CRD's conversion goes to [`CONVERSION_PATH`].
+    #[doc(hidden)]
     pub fn converts(&self, group: &str, kind: &str) -> bool {
         self.conversions.contains_key(&(group.to_string(), kind.to_string()))
     }
@@ -239,18 +242,19 @@ impl Server {
 
     fn route(mut self, path: &str, handler: Handler) -> Result<Server, SetupError> {
         if path == CONVERSION_PATH || self.handlers.contains_key(path) {
-            return Err(SetupError::SamePath { path: path.into() });
+            return Err(Problem::SamePath { path: path.into() }.into());
         }
         self.handlers.insert(path.to_string(), handler);
         Ok(self)
     }
 
     /// Whether no webhook is registered (the manager then starts no server).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.handlers.is_empty() && self.conversions.is_empty()
     }
 
     /// The paths served, sorted.
+    #[doc(hidden)]
     pub fn paths(&self) -> Vec<String> {
         let mut paths: Vec<String> = self.handlers.keys().cloned().collect();
         if !self.conversions.is_empty() {
@@ -292,7 +296,7 @@ impl Server {
     }
 
     /// The server as an axum router: `POST <path>` with a JSON review for each webhook.
-    pub fn router(self) -> Router {
+    pub(crate) fn router(self) -> Router {
         let server = Arc::new(self);
         Router::new().fallback(move |method: axum::http::Method, uri: Uri, body: Bytes| {
             let server = server.clone();

@@ -1,8 +1,16 @@
 //! Why a webhook cannot be registered with the server.
 
-/// A webhook that cannot be registered.
+/// A webhook that cannot be registered with [`super::Server::build`]: a defaulter or validator
+/// for a kind without the matching `#[rop(webhook(...))]`, two handlers at one URL path, or a
+/// conversion whose hub is not the storage version, whose spoke is another kind, or whose kind
+/// has two hubs. Its message says which, and what to change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SetupError {
+#[error(transparent)]
+pub struct SetupError(#[from] Problem);
+
+/// What [`SetupError`] says.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Problem {
     /// A defaulter or validator was registered for a kind without the matching
     /// `#[rop(webhook(...))]`.
     #[error(

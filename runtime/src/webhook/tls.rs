@@ -29,9 +29,17 @@ const RELOAD_EVERY: Duration = Duration::from_secs(30);
 /// How long requests in flight get to finish at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// Why the webhook server cannot serve.
+/// Why the webhook server cannot serve: its certificate or key cannot be read or do not match,
+/// its client CA cannot be read or verifies nothing, it asks conversions for a client
+/// certificate kube-apiserver never presents, or its address cannot be bound. The message names
+/// the file, flag or address, and what to change.
 #[derive(Debug, thiserror::Error)]
-pub enum ServeError {
+#[error(transparent)]
+pub struct ServeError(#[from] ServeProblem);
+
+/// What [`ServeError`] says.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ServeProblem {
     /// The serving certificate or key cannot be read, or is not PEM.
     #[error(
         "cannot read the webhook server's TLS certificate {}: {source}; mount one there (cert-manager does in a cluster, see config/default/manager_webhook_patch.yaml), pass --webhook-cert-dir, or run with ENABLE_WEBHOOKS=false",
@@ -106,19 +114,19 @@ fn load(files: &Files) -> Result<ServerConfig, ServeError> {
     let dir = &files.dir;
     let read = |name: &str| {
         let path = dir.join(name);
-        std::fs::read(&path).map_err(|source| ServeError::Certificate { path, source })
+        std::fs::read(&path).map_err(|source| ServeProblem::Certificate { path, source })
     };
     let (cert_pem, key_pem) = (read(CERT_FILE)?, read(KEY_FILE)?);
     from_pem(&cert_pem, &key_pem, files.client_ca.as_deref()).map_err(|e| match e {
         PemError::Certificate(e) => bad_pem(dir.join(CERT_FILE), e),
         PemError::Key(e) => bad_pem(dir.join(KEY_FILE), e),
-        PemError::Tls(source) => ServeError::Tls { dir: dir.to_path_buf(), source },
+        PemError::Tls(source) => ServeProblem::Tls { dir: dir.to_path_buf(), source }.into(),
         PemError::ClientCa(e) => e,
     })
 }
 
 fn bad_pem(path: PathBuf, e: rustls::pki_types::pem::Error) -> ServeError {
-    ServeError::Certificate { path, source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()) }
+    ServeProblem::Certificate { path, source: io::Error::new(io::ErrorKind::InvalidData, e.to_string()) }.into()
 }
 
 /// Why PEM text does not make a TLS configuration.
@@ -163,8 +171,8 @@ fn client_verifier(
     path: &Path,
     provider: Arc<rustls::crypto::CryptoProvider>,
 ) -> Result<Arc<dyn rustls::server::danger::ClientCertVerifier>, ServeError> {
-    let invalid = |reason: String| ServeError::ClientCaInvalid { path: path.to_path_buf(), reason };
-    let pem = std::fs::read(path).map_err(|source| ServeError::ClientCa { path: path.to_path_buf(), source })?;
+    let invalid = |reason: String| ServeError::from(ServeProblem::ClientCaInvalid { path: path.to_path_buf(), reason });
+    let pem = std::fs::read(path).map_err(|source| ServeProblem::ClientCa { path: path.to_path_buf(), source })?;
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_slice_iter(&pem) {
         roots.add(cert.map_err(|e| invalid(e.to_string()))?).map_err(|e| invalid(e.to_string()))?;
@@ -190,8 +198,7 @@ pub fn check_certificate(dir: &Path) -> Result<(), ServeError> {
 /// manager to fail at start when `--webhook-client-ca-file` names a file that is not there.
 ///
 /// # Errors
-/// [`ServeError::ClientCa`] when the file cannot be read, [`ServeError::ClientCaInvalid`] when
-/// it holds no usable certificate.
+/// When the file cannot be read, or holds no usable certificate.
 pub fn check_client_ca(path: &Path) -> Result<(), ServeError> {
     client_verifier(path, Arc::new(ring_provider())).map(drop)
 }
@@ -278,7 +285,7 @@ impl Server {
             .handle(handle)
             .serve(self.router().into_make_service())
             .await
-            .map_err(|source| ServeError::Io { addr, source })
+            .map_err(|source| ServeProblem::Io { addr, source }.into())
     }
 }
 
@@ -289,10 +296,10 @@ impl Server {
     /// checks it at start.
     ///
     /// # Errors
-    /// [`ServeError::ClientCaWithConversion`], naming the converted kinds.
-    pub fn check_client_auth_without_conversion(&self) -> Result<(), ServeError> {
+    /// One that names the converted kinds.
+    pub(crate) fn check_client_auth_without_conversion(&self) -> Result<(), ServeError> {
         if self.client_ca.is_some() && !self.converted_kinds().is_empty() {
-            return Err(ServeError::ClientCaWithConversion { kinds: self.converted_kinds() });
+            return Err(ServeProblem::ClientCaWithConversion { kinds: self.converted_kinds() }.into());
         }
         Ok(())
     }
