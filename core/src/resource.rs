@@ -117,6 +117,16 @@ pub trait ControllerTarget {
 
     /// The kind and what its controller watches.
     const CONTROLLER: ControllerDefinition;
+
+    /// The conditions of `object`'s status, when its status type has them
+    /// ([`crate::conditions::HasConditions`]); none otherwise. The runtime reads its `Stalled`
+    /// condition here. `#[derive(CustomResource)]` implements it; a built-in kind's status is
+    /// not its controller's to write, so it has none.
+    #[doc(hidden)]
+    fn status_conditions(object: &Self::Object) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] {
+        let _ = object;
+        &[]
+    }
 }
 
 /// Implemented by `#[derive(rop::BuiltinKind)]`: a marker type for a kind Kubernetes itself

@@ -168,6 +168,19 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
         }
     });
     let field_count = if has_status { quote!(4 + usize::from(self.status.is_some())) } else { quote!(4) };
+    // The status type's conditions, if it has them: which it has is known only to the
+    // compiler, so the probe's method resolution picks (rop_core::conditions::probe).
+    let status_conditions = has_status.then(|| {
+        quote! {
+            fn status_conditions(object: &Self) -> &[#p::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] {
+                use ::rop::conditions::probe::{Conditions as _, NoConditions as _, Probe};
+                match &object.status {
+                    ::core::option::Option::Some(status) => (&Probe(status)).conditions(),
+                    ::core::option::Option::None => &[],
+                }
+            }
+        }
+    });
     let has_status_impl = has_status.then(|| {
         quote! {
             impl #p::kube_core::object::HasStatus for #root {
@@ -280,6 +293,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
                 rbac: <Self as ::rop::CustomResource>::DEFINITION.rbac,
                 finalizer: #finalizer,
             };
+            #status_conditions
         }
 
         impl ::rop::WebhookTarget for #root {

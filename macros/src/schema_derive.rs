@@ -7,7 +7,8 @@
 //! the recorded markers (`rop::schema`).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Attribute, Data, DeriveInput, Fields};
 
 use crate::schema_attrs::{self, Place};
@@ -277,8 +278,10 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
         (Data::Enum(e), None) => crate::null_option::warnings(e.variants.iter().flat_map(|v| &v.fields)),
         (Data::Union(_), None) => TokenStream::new(),
     };
+    let conditions = conditions_impl(input);
     Ok(quote! {
         #null_warnings
+        #conditions
         #[allow(deprecated, non_camel_case_types, non_snake_case, clippy::all)]
         const _: () = {
             #[derive(#schemars::JsonSchema)]
@@ -310,6 +313,52 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
         };
         #kind_spec
     })
+}
+
+/// `rop::conditions::HasConditions` for a struct with a field `conditions` of type
+/// `Vec<Condition>` or `Option<Vec<Condition>>` (by the last segment of each path: the derive
+/// sees no types), delegating to the field's own implementation, so a list of something else
+/// named `Condition` is an error at the field.
+fn conditions_impl(input: &DeriveInput) -> Option<TokenStream> {
+    let Data::Struct(data) = &input.data else { return None };
+    let field = data.fields.iter().find(|f| f.ident.as_ref().is_some_and(|i| i == "conditions"))?;
+    let list = argument_of(&field.ty, "Option").unwrap_or(&field.ty);
+    let element = argument_of(list, "Vec")?;
+    let syn::Type::Path(element) = element else { return None };
+    if element.path.segments.last()?.ident != "Condition" {
+        return None;
+    }
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let trait_ = quote_spanned!(field.ty.span()=> ::rop::conditions::HasConditions);
+    let condition = quote!(::rop::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition);
+    Some(quote! {
+        impl #impl_generics ::rop::conditions::HasConditions for #ident #ty_generics #where_clause {
+            fn conditions(&self) -> &[#condition] {
+                #trait_::conditions(&self.conditions)
+            }
+            fn conditions_mut(&mut self) -> &mut ::std::vec::Vec<#condition> {
+                #trait_::conditions_mut(&mut self.conditions)
+            }
+            fn remove_condition(&mut self, type_: &str) -> bool {
+                #trait_::remove_condition(&mut self.conditions, type_)
+            }
+        }
+    })
+}
+
+/// `T` when `ty` is `<wrapper><T>` (any path ending in `wrapper`, one type argument).
+fn argument_of<'a>(ty: &'a syn::Type, wrapper: &str) -> Option<&'a syn::Type> {
+    let syn::Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != wrapper {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(inner) if args.args.len() == 1 => Some(inner),
+        _ => None,
+    }
 }
 
 /// Implementations of `JsonSchema` and `RopJsonSchema` for a type whose derive failed: they are

@@ -4,18 +4,19 @@
 //! condition("Available"))`.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use rop::conditions::HasConditions;
 use serde::Serialize;
 use serde_json::Value;
 
 /// The condition `type_` of `object` (`status.conditions[]` with that `type`), if it reports it.
 pub fn find_condition<T: Serialize>(object: &T, type_: &str) -> Option<Condition> {
-    rop::conditions::find(&conditions(object), type_).cloned()
+    conditions(object).condition(type_).cloned()
 }
 
 /// Whether an object reports the condition `type_` with status `"True"`: a `done` for waits.
 pub fn condition<T: Serialize>(type_: &str) -> impl Fn(&T) -> bool + use<T> {
     let type_ = type_.to_string();
-    move |object| rop::conditions::is_true(&conditions(object), &type_)
+    move |object| conditions(object).is_condition_true(&type_)
 }
 
 /// Whether `object`'s status was computed from its current spec: `status.observedGeneration`

@@ -10,10 +10,11 @@ use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec}
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
 use kube::ResourceExt;
 use kube::api::{Api, PostParams};
+use rop::CustomResource;
+use rop::JsonSchema;
+use rop::conditions::{self, HasConditions};
 use rop::controller::{Action, Context, Reconciler};
-use rop::{CustomResource, conditions};
 use rop_testenv::{Kubelet, TEST_NAMESPACE, TestEnv};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 mod support;
@@ -55,7 +56,7 @@ impl Reconciler for Widgets {
         };
         ctx.apply(&widget, config_map).await?;
         let mut status = widget.status.clone().unwrap_or_default();
-        conditions::setter(&mut status.conditions, widget.metadata.generation).set("Available", true, "Published", "");
+        status.set_condition(conditions::new("Available", true, "Published", "", widget.metadata.generation));
         status.observed_generation = widget.metadata.generation;
         ctx.update_status(&widget, status).await?;
         Ok(Action::await_change())
@@ -98,7 +99,7 @@ fn a_project_s_controller_runs_as_it_deploys_and_counts_its_passes() {
         let controller = env.start_controller(project.path(), Widgets).await;
         let widget = controller.create_sample("harness_v1_widget.yaml").await;
         assert_eq!(widget.namespace().as_deref(), Some(TEST_NAMESPACE));
-        let available = |w: &Widget| w.status.as_ref().is_some_and(|s| conditions::is_true(&s.conditions, "Available"));
+        let available = |w: &Widget| w.status.as_ref().is_some_and(|s| s.is_condition_true("Available"));
         let reconciled = controller.wait_for(&widget, available).await;
         let config_maps = controller.api_of::<ConfigMap>();
         assert_eq!(config_maps.get("sample").await.unwrap().data.unwrap()["value"], "one");

@@ -17,14 +17,15 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
+use rop::JsonSchema;
+use rop::conditions::{self, HasConditions};
 use rop::controller::{
     Action, Cache, Changes, Cleanup, Config, Context, Metrics, ObjectRef, Reconciler, Terminal, Watch, Watched,
 };
 use rop::kube::core::Selector;
 use rop::manager::{Manager, Options};
-use rop::{BuiltinKind as _, CustomResource, conditions};
+use rop::{BuiltinKind as _, CustomResource};
 use rop_testenv::{TestEnv, wait_for, wait_until, wait_until_gone};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A gadget publishes `value` in a ConfigMap it owns.
@@ -104,7 +105,7 @@ impl Reconciler for Gadgets {
         ctx.apply(&gadget, config_map).await?;
         let mut status = GadgetStatus { observed_generation: gadget.metadata.generation, ..Default::default() };
         status.conditions = gadget.status.clone().unwrap_or_default().conditions;
-        conditions::setter(&mut status.conditions, gadget.metadata.generation).set("Available", true, "Published", "");
+        status.set_condition(conditions::new("Available", true, "Published", "", gadget.metadata.generation));
         ctx.update_status(&gadget, status).await?;
         Ok(Action::await_change())
     }
@@ -249,10 +250,8 @@ fn the_runtime_finalizes_applies_retries_and_cleans_up() {
         let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
 
         gadgets.create(&PostParams::default(), &gadget("steady")).await.unwrap();
-        let steady = wait_for(&gadgets, "steady", |g| {
-            g.status.as_ref().is_some_and(|s| conditions::is_true(&s.conditions, "Available"))
-        })
-        .await;
+        let steady =
+            wait_for(&gadgets, "steady", |g| g.status.as_ref().is_some_and(|s| s.is_condition_true("Available"))).await;
         assert_eq!(steady.finalizers(), ["runtime.rop.dev/finalizer"]);
         let config_map = wait_for(&config_maps, "steady", |_| true).await;
         assert_eq!(config_map.data.unwrap()["value"], "steady-value");
@@ -338,11 +337,9 @@ fn a_terminal_error_stalls_the_object_until_it_changes() {
         let mut invalid = gadget("stuck");
         invalid.spec.value = "invalid".into();
         gadgets.create(&PostParams::default(), &invalid).await.unwrap();
-        let stalled = wait_for(&gadgets, "stuck", |g| {
-            g.status.as_ref().is_some_and(|s| conditions::is_true(&s.conditions, "Stalled"))
-        })
-        .await;
-        let condition = conditions::find(&stalled.status.as_ref().unwrap().conditions, "Stalled").unwrap();
+        let stalled =
+            wait_for(&gadgets, "stuck", |g| g.status.as_ref().is_some_and(|s| s.is_condition_true("Stalled"))).await;
+        let condition = stalled.status.as_ref().unwrap().condition("Stalled").unwrap();
         assert_eq!(condition.reason, "TerminalError");
         assert_eq!(
             condition.message,
@@ -361,9 +358,7 @@ fn a_terminal_error_stalls_the_object_until_it_changes() {
         let fix = serde_json::json!({ "spec": { "value": "fixed" } });
         gadgets.patch("stuck", &PatchParams::default(), &Patch::Merge(&fix)).await.unwrap();
         let fixed = wait_for(&gadgets, "stuck", |g| {
-            g.status.as_ref().is_some_and(|s| {
-                conditions::is_true(&s.conditions, "Available") && conditions::find(&s.conditions, "Stalled").is_none()
-            })
+            g.status.as_ref().is_some_and(|s| s.is_condition_true("Available") && s.condition("Stalled").is_none())
         })
         .await;
         assert_eq!(fixed.status.unwrap().conditions.len(), 1);

@@ -15,10 +15,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::api::{Patch, PatchParams};
 use rop::CustomResource;
+use rop::JsonSchema;
 use rop::controller::{Action, Cache, Changes, Config, Context, ObjectRef, Reconciler, Watch, Watched};
 use rop::workload::{self, Error, Rollout};
 use rop_testenv::{Kubelet, TEST_NAMESPACE, check_controller, find_condition, rolled_out};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

@@ -151,7 +151,7 @@ impl<K: Kind> Context<K> {
     /// is never read.
     ///
     /// Build `status` from `object` and what was observed, with conditions set through
-    /// [`crate::conditions::set`] (whose times only move when a condition's status does), so a
+    /// [`HasConditions::set_condition`](crate::conditions::HasConditions::set_condition) (whose times only move when a condition's status does), so a
     /// converged object is not written at all. Nor is a status this controller wrote on top of
     /// the very version of `object` its cache still shows (the watch has not caught up yet).
     ///

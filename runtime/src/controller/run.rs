@@ -227,7 +227,7 @@ async fn reconcile<R: Reconciler>(object: Arc<Object<R>>, shared: Arc<Shared<R>>
     shared.metrics.reconciled(controller, result.is_ok(), start.elapsed());
     if result.is_ok() {
         shared.backoff.succeeded(&ObjectRef::from_obj(&*object));
-        if object.meta().deletion_timestamp.is_none() && stalled::is_stalled(&*object) {
+        if object.meta().deletion_timestamp.is_none() && stalled::is_stalled(R::Kind::status_conditions(&object)) {
             let api = shared.context.api(&object);
             if let Err(err) = stalled::clear(&api, &*object).await {
                 debug!(name = %object.name_any(), error = error_chain(&err), "cannot remove the Stalled condition");

@@ -11,6 +11,8 @@ use kube::api::{Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use serde_json::{Value, json};
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
 use super::scope::KindObject;
 
 /// The condition's type.
@@ -18,9 +20,10 @@ pub(crate) const CONDITION: &str = "Stalled";
 /// Its reason, which marks it as the runtime's.
 pub(crate) const REASON: &str = "TerminalError";
 
-/// Whether `object`'s status holds the runtime's `Stalled` condition.
-pub(crate) fn is_stalled(object: &impl serde::Serialize) -> bool {
-    serde_json::to_value(object).is_ok_and(|value| index(&value).is_some())
+/// Whether `conditions` (an object's, `ControllerTarget::status_conditions`) hold the
+/// runtime's `Stalled` condition.
+pub(crate) fn is_stalled(conditions: &[Condition]) -> bool {
+    conditions.iter().any(|c| c.type_ == CONDITION && c.reason == REASON)
 }
 
 /// Sets `Stalled=True` with `message` on the object `name` names, as the API server has it now.

@@ -2,11 +2,11 @@
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{PodSpec, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::{Resource, ResourceExt};
 
 use super::{labels, metadata};
-use crate::conditions;
+use crate::conditions::{self, HasConditions};
 
 /// The Deployment that runs `replicas` Pods of `pod` for `object`: named after it, with the
 /// [`labels`](super::labels) of `object` and `managed_by` on itself and its Pods, selecting
@@ -44,7 +44,7 @@ pub fn deployment<K: Resource<DynamicType = ()>>(
 ///   spec and updated every replica, else `True` (`RollingOut`);
 /// - `Degraded`: `False` (`Reconciled`): the pass succeeded.
 pub fn report_deployment(
-    conditions: &mut Vec<Condition>,
+    status: &mut impl HasConditions,
     generation: Option<i64>,
     replicas: i32,
     deployment: &Deployment,
@@ -53,20 +53,22 @@ pub fn report_deployment(
     let observed = deployment.status.clone().unwrap_or_default();
     let available = observed.available_replicas.unwrap_or(0);
     let updated = observed.updated_replicas.unwrap_or(0);
-    let mut report = conditions::setter(conditions, generation);
+    let mut report = |type_: &str, value: bool, reason: &str, message: String| {
+        status.set_condition(conditions::new(type_, value, reason, message, generation))
+    };
     let message = format!("{available} of {replicas} replicas of Deployment {name} are available");
     if available >= replicas {
-        report.set("Available", true, "MinimumReplicasAvailable", message);
+        report("Available", true, "MinimumReplicasAvailable", message);
     } else {
-        report.set("Available", false, "ReplicasUnavailable", message);
+        report("Available", false, "ReplicasUnavailable", message);
     }
     if observed.observed_generation >= deployment.metadata.generation && updated >= replicas {
-        report.set("Progressing", false, super::ROLLOUT_COMPLETE, format!("Deployment {name} matches the spec"));
+        report("Progressing", false, super::ROLLOUT_COMPLETE, format!("Deployment {name} matches the spec"));
     } else {
         let message = format!("{updated} of {replicas} replicas of Deployment {name} are updated");
-        report.set("Progressing", true, "RollingOut", message);
+        report("Progressing", true, "RollingOut", message);
     }
-    report.set("Degraded", false, "Reconciled", "The last reconciliation succeeded");
+    report("Degraded", false, "Reconciled", "The last reconciliation succeeded".into());
 }
 
 #[cfg(test)]

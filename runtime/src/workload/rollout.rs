@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::StatefulSet;
 use k8s_openapi::api::core::v1::{Pod, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, ListParams};
@@ -20,7 +19,7 @@ use kube::runtime::controller::Action;
 use serde::Serialize;
 
 use super::Error;
-use crate::conditions;
+use crate::conditions::{self, HasConditions};
 use crate::controller::{Context, EventType, Kind, ObjectOf, Terminal};
 
 /// How long a rollout in progress waits for a Pod change at most before it is looked at again:
@@ -200,23 +199,25 @@ pub async fn roll<K: Kind>(
 /// - `Progressing`: `False` (`RolloutComplete`) when done, `True` (`RollingUpdate`) while
 ///   waiting or deleting, `False` (`RolloutBlocked`) when the budget stops the next step;
 /// - `Degraded`: `False` (`Reconciled`).
-pub fn report_rollout(conditions: &mut Vec<Condition>, generation: Option<i64>, rollout: &Rollout) {
+pub fn report_rollout(status: &mut impl HasConditions, generation: Option<i64>, rollout: &Rollout) {
     let Rollout { replicas, ready, updated, step } = rollout;
-    let mut report = conditions::setter(conditions, generation);
+    let mut report = |type_: &str, value: bool, reason: &str, message: String| {
+        status.set_condition(conditions::new(type_, value, reason, message, generation))
+    };
     let message = format!("{ready} of {replicas} replicas are ready");
     if ready >= replicas {
-        report.set("Available", true, "AllReplicasReady", message);
+        report("Available", true, "AllReplicasReady", message);
     } else {
-        report.set("Available", false, "ReplicasNotReady", message);
+        report("Available", false, "ReplicasNotReady", message);
     }
     let updated = format!("{updated} of {replicas} replicas are updated");
     match step {
-        Step::Done => report.set("Progressing", false, super::ROLLOUT_COMPLETE, updated),
-        Step::Wait(why) => report.set("Progressing", true, "RollingUpdate", format!("{updated}; {why}")),
-        Step::Delete(pod) => report.set("Progressing", true, "RollingUpdate", format!("{updated}; updating Pod {pod}")),
-        Step::Blocked(why) => report.set("Progressing", false, "RolloutBlocked", why.clone()),
+        Step::Done => report("Progressing", false, super::ROLLOUT_COMPLETE, updated),
+        Step::Wait(why) => report("Progressing", true, "RollingUpdate", format!("{updated}; {why}")),
+        Step::Delete(pod) => report("Progressing", true, "RollingUpdate", format!("{updated}; updating Pod {pod}")),
+        Step::Blocked(why) => report("Progressing", false, "RolloutBlocked", why.clone()),
     };
-    report.set("Degraded", false, "Reconciled", "The last reconciliation succeeded");
+    report("Degraded", false, "Reconciled", "The last reconciliation succeeded".into());
 }
 
 #[cfg(test)]
@@ -329,13 +330,13 @@ mod tests {
         let mut list = Vec::new();
         report_rollout(&mut list, Some(1), &rollout);
 
-        let progressing = conditions::find(&list, "Progressing").unwrap();
+        let progressing = list.condition("Progressing").unwrap();
         assert_eq!((progressing.status.as_str(), progressing.reason.as_str()), ("False", "RolloutBlocked"));
         assert_eq!(
             progressing.message,
             "updating Pod test-2 would leave 2 of 3 replicas ready, and the disruption budget keeps 3"
         );
         assert_eq!((rollout.ready, rollout.updated), (3, 0));
-        assert!(conditions::is_true(&list, "Available"));
+        assert!(list.is_condition_true("Available"));
     }
 }

@@ -6,24 +6,19 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::Error;
-use crate::conditions;
+use crate::conditions::{self, HasConditions};
 use crate::controller::{Context, Kind, ObjectOf, error_chain};
 
 /// `status` (the object's, `None` when it has none yet) with the condition `Degraded=True`,
 /// reason `ReconcileFailed`, the chain of `error` as its message, at `generation`: what an
 /// object reports when a pass fails, so that `kubectl get` and `kubectl describe` say why.
-/// The conditions are the status's `conditions` list (the API convention); a status type
-/// without one is returned as it was.
 pub fn failed_status<S>(status: Option<&S>, generation: Option<i64>, error: &(dyn std::error::Error + 'static)) -> S
 where
-    S: Serialize + DeserializeOwned + Default + Clone,
+    S: HasConditions + Default + Clone,
 {
-    let status = status.cloned().unwrap_or_default();
-    let Ok(mut json) = serde_json::to_value(&status) else { return status };
-    let mut list = serde_json::from_value(json["conditions"].take()).unwrap_or_default();
-    conditions::setter(&mut list, generation).set("Degraded", true, "ReconcileFailed", error_chain(error));
-    json["conditions"] = serde_json::to_value(list).unwrap_or_default();
-    serde_json::from_value(json).unwrap_or(status)
+    let mut status = status.cloned().unwrap_or_default();
+    status.set_condition(conditions::new("Degraded", true, "ReconcileFailed", error_chain(error), generation));
+    status
 }
 
 /// Writes the status of a pass and returns its outcome: when `outcome` succeeded, the status
@@ -42,7 +37,7 @@ pub async fn write_status<K, T>(
 where
     K: Kind,
     ObjectOf<K>: HasStatus,
-    <ObjectOf<K> as HasStatus>::Status: Serialize + DeserializeOwned + Default + Clone + PartialEq,
+    <ObjectOf<K> as HasStatus>::Status: HasConditions + Serialize + DeserializeOwned + Default + Clone + PartialEq,
 {
     let generation = object.meta().generation;
     let written = match &outcome {
@@ -71,6 +66,15 @@ mod tests {
         ready_replicas: i32,
     }
 
+    impl HasConditions for Status {
+        fn conditions(&self) -> &[Condition] {
+            &self.conditions
+        }
+        fn conditions_mut(&mut self) -> &mut Vec<Condition> {
+            &mut self.conditions
+        }
+    }
+
     #[test]
     fn a_failure_is_reported_as_degraded_and_the_rest_stays() {
         let before = Status { ready_replicas: 2, ..Status::default() };
@@ -81,7 +85,7 @@ mod tests {
         let status = failed_status(Some(&before), Some(3), &error);
 
         assert_eq!(status.ready_replicas, 2);
-        let degraded = conditions::find(&status.conditions, "Degraded").unwrap();
+        let degraded = status.condition("Degraded").unwrap();
         assert_eq!((degraded.status.as_str(), degraded.reason.as_str()), ("True", "ReconcileFailed"));
         assert!(
             degraded.message.starts_with("failed to update the status: ApiError: the server is down"),

@@ -88,14 +88,13 @@ fn desired_status(object: &Memcached, deployment: &Deployment) -> MemcachedStatu
         observed_generation: generation,
         ..object.status.clone().unwrap_or_default()
     };
-    let conditions = &mut status.conditions;
-    workload::report_deployment(conditions, generation, object.spec.size, deployment);
+    workload::report_deployment(&mut status, generation, object.spec.size, deployment);
     status
 }
 
 #[cfg(test)]
 mod tests {
-    use rop::conditions;
+    use rop::conditions::HasConditions;
     use rop::k8s_openapi::api::apps::v1::DeploymentStatus;
 
     use memcached_operator_api::v1alpha1::MemcachedSpec;
@@ -129,7 +128,7 @@ mod tests {
     }
 
     fn condition(status: &MemcachedStatus, type_: &str) -> (String, String, String) {
-        let c = conditions::find(&status.conditions, type_).expect(type_);
+        let c = status.condition(type_).expect(type_);
         (c.status.clone(), c.reason.clone(), c.message.clone())
     }
 

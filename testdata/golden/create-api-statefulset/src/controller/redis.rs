@@ -207,13 +207,13 @@ fn desired_status(object: &Redis, rollout: &Rollout) -> RedisStatus {
         updated_replicas: rollout.updated,
         ..object.status.clone().unwrap_or_default()
     };
-    workload::report_rollout(&mut status.conditions, generation, rollout);
+    workload::report_rollout(&mut status, generation, rollout);
     status
 }
 
 #[cfg(test)]
 mod tests {
-    use rop::conditions;
+    use rop::conditions::HasConditions;
     use rop::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     use rop::workload::Step;
 
@@ -286,11 +286,11 @@ mod tests {
         let status = desired_status(&object, &rollout);
 
         assert_eq!((status.ready_replicas, status.updated_replicas), (3, 1));
-        let progressing = conditions::find(&status.conditions, "Progressing").unwrap();
+        let progressing = status.condition("Progressing").unwrap();
         assert_eq!(
             progressing.message,
             "1 of 3 replicas are updated; updating Pod test-1"
         );
-        assert!(conditions::is_true(&status.conditions, "Available"));
+        assert!(status.is_condition_true("Available"));
     }
 }

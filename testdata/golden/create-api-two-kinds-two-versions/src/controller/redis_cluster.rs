@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rop::conditions;
+use rop::conditions::{self, HasConditions};
 use rop::controller::{Action, Context, Reconciler};
 
 use memcached_operator_api::v1alpha1::RedisCluster;
@@ -53,8 +53,9 @@ fn desired_status(object: &RedisCluster) -> RedisClusterStatus {
         ..object.status.clone().unwrap_or_default()
     };
     // TODO(user): report what you observed, e.g. "Available" only once the workload is ready.
-    let mut report = conditions::setter(&mut status.conditions, generation);
-    report.set("Available", true, "Reconciled", "The spec is in effect");
+    let message = "The spec is in effect";
+    let available = conditions::new("Available", true, "Reconciled", message, generation);
+    status.set_condition(available);
     status
 }
 
@@ -74,8 +75,7 @@ mod tests {
         let status = desired_status(&object(3));
 
         assert_eq!(status.observed_generation, Some(3));
-        let available =
-            conditions::find(&status.conditions, "Available").expect("Available is set");
+        let available = status.condition("Available").expect("Available is set");
         assert_eq!(
             (
                 available.status.as_str(),

@@ -3,6 +3,7 @@
 //! Succeeded or Failed, with their conditions, and never go back. Skips without the binaries
 //! unless ROP_TESTENV_REQUIRE=1.
 
+use rop::conditions::HasConditions;
 use rop::k8s_openapi::api::core::v1::Pod;
 use rop::kube::ResourceExt;
 use rop::kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
@@ -107,8 +108,8 @@ async fn reaches(controller: &ControllerTest<Task>, task: &Task, phase: Phase) -
 
 /// The message of `task`'s `Failed` condition.
 fn why_failed(task: &Task) -> &str {
-    let conditions = &task.status.as_ref().unwrap().conditions;
-    &rop::conditions::find(conditions, "Failed").unwrap().message
+    let status = task.status.as_ref().unwrap();
+    &status.condition("Failed").unwrap().message
 }
 
 /// Writes what the kubelet would report for `task`'s Pod.

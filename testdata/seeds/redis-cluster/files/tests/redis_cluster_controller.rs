@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use redis_operator::controller::redis_cluster::RedisClusterReconciler;
 use redis_operator_api::v1alpha1::RedisCluster;
+use rop::conditions::HasConditions;
 use rop::k8s_openapi::api::core::v1::Pod;
 use rop::kube::ResourceExt;
 use rop::kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
@@ -60,7 +61,7 @@ fn replicas_are_created_and_a_lost_one_comes_back() {
         let status = controller.wait_for(&cluster, observed).await.status;
         let status = status.unwrap();
         assert_eq!(status.ready_replicas, 0);
-        assert!(!rop::conditions::is_true(&status.conditions, "Available"));
+        assert!(!status.is_condition_true("Available"));
 
         // The kubelet's part: the replica runs and is ready; the cluster is Available.
         let ready = Patch::Merge(json!({ "status": {
@@ -88,7 +89,7 @@ fn replicas_are_created_and_a_lost_one_comes_back() {
 /// Whether `cluster` reports the condition `Available` as true.
 fn is_available(cluster: &RedisCluster) -> bool {
     let status = cluster.status.as_ref();
-    status.is_some_and(|s| rop::conditions::is_true(&s.conditions, "Available"))
+    status.is_some_and(|s| s.is_condition_true("Available"))
 }
 
 /// The names and uids of the Pods that are not going, sorted, once `done` holds for them.

@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use rop::conditions::HasConditions;
 use rop::k8s_openapi::api::core::v1::{Namespace, ResourceQuota};
 use rop::k8s_openapi::api::rbac::v1::RoleBinding;
 use rop::k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -52,7 +53,7 @@ fn a_tenant_provisions_its_namespaces_and_cleans_up() {
             .wait_for(&created, |t| {
                 t.status
                     .as_ref()
-                    .is_some_and(|s| rop::conditions::is_true(&s.conditions, "Ready"))
+                    .is_some_and(|s| s.is_condition_true("Ready"))
             })
             .await;
         for namespace in &sample.spec.namespaces {

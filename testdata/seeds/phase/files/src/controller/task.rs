@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rop::conditions;
+use rop::conditions::{self, HasConditions};
 use rop::controller::{Action, Context, Reconciler};
 use rop::k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -188,8 +188,7 @@ fn desired_status(task: &Task, phase: Phase, message: &str) -> TaskStatus {
         ),
     ];
     for (type_, on, reason) in milestones {
-        let condition = conditions::new(type_, on, reason, message, generation);
-        conditions::set(&mut status.conditions, condition);
+        status.set_condition(conditions::new(type_, on, reason, message, generation));
     }
     status
 }

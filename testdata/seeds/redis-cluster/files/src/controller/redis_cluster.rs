@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use redis_operator_api::v1alpha1::{RedisCluster, RedisClusterStatus};
-use rop::conditions;
+use rop::conditions::{self, HasConditions};
 use rop::controller::{Action, Context, Reconciler};
 use rop::k8s_openapi::api::core::v1::{Container, ContainerPort, Pod, PodSpec};
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -184,10 +184,8 @@ fn desired_status(cluster: &RedisCluster, ready: i32) -> RedisClusterStatus {
         "ReplicasNotReady"
     };
     let message = format!("{ready} of {} replicas are ready", cluster.spec.replicas);
-    conditions::set(
-        &mut status.conditions,
-        conditions::new("Available", all, reason, message, generation),
-    );
+    let available = conditions::new("Available", all, reason, message, generation);
+    status.set_condition(available);
     status
 }
 
@@ -280,13 +278,13 @@ mod tests {
             (status.ready_replicas, status.observed_generation),
             (1, Some(2))
         );
-        let available = conditions::find(&status.conditions, "Available").unwrap();
+        let available = status.condition("Available").unwrap();
         assert_eq!(
             (available.status.as_str(), available.message.as_str()),
             ("False", "1 of 3 replicas are ready")
         );
         let status = desired_status(&cluster(3), 3);
-        assert!(conditions::is_true(&status.conditions, "Available"));
+        assert!(status.is_condition_true("Available"));
     }
 
     #[test]

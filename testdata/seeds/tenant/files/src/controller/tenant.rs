@@ -12,7 +12,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rop::conditions;
+use rop::conditions::{self, HasConditions};
 use rop::controller::{Action, Cleanup, Context, Reconciler};
 use rop::k8s_openapi::NamespaceResourceScope;
 use rop::k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaSpec};
@@ -200,10 +200,8 @@ fn desired_status(tenant: &Tenant) -> TenantStatus {
         "{} namespaces have the quota and the admins",
         tenant.spec.namespaces.len()
     );
-    conditions::set(
-        &mut status.conditions,
-        conditions::new("Ready", true, "Provisioned", message, generation),
-    );
+    let ready = conditions::new("Ready", true, "Provisioned", message, generation);
+    status.set_condition(ready);
     status
 }
 
@@ -289,7 +287,7 @@ mod tests {
         let status = desired_status(&tenant(&["acme-dev", "acme-prod"]));
 
         assert_eq!(status.observed_generation, Some(2));
-        let ready = conditions::find(&status.conditions, "Ready").unwrap();
+        let ready = status.condition("Ready").unwrap();
         assert_eq!(
             (ready.status.as_str(), ready.message.as_str()),
             ("True", "2 namespaces have the quota and the admins")
