@@ -306,9 +306,11 @@ pub struct ControllerDefinition {
     pub watches: &'static [RelatedKind],
     /// Extra RBAC rules (`rbac(...)`).
     pub rbac: &'static [RbacRule],
-    /// The finalizer the controller puts on objects when its reconciler has `CLEANUP`:
-    /// `<group>/finalizer` for a custom kind, as kubebuilder's examples name it; a built-in
-    /// kind's is `controller(finalizer = "...")`, empty when not given.
+    /// The finalizer's name: `<group>/finalizer` for a custom kind, as kubebuilder's examples
+    /// name it, or its `finalizer = "..."`; a built-in kind's `controller(finalizer = "...")`,
+    /// empty when not given. The controller puts it on every live object when the kind
+    /// declares it (`ControllerTarget::Cleanup` is `Cleanup`), and otherwise removes it from a
+    /// deleted object that still carries it from an earlier version of the controller.
     pub finalizer: &'static str,
 }
 

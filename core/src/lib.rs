@@ -15,6 +15,7 @@
 
 #![deny(missing_docs)]
 
+mod cleanup;
 pub mod conditions;
 pub mod conversion;
 pub mod crd;
@@ -26,6 +27,10 @@ pub mod schema;
 pub mod webhook_configuration;
 pub mod yaml;
 
+/// How the runtime reads a kind's [`Cleanup`] or [`NoFinalizer`].
+#[doc(hidden)]
+pub use cleanup::CleanupOutcome;
+pub use cleanup::{Cleanup, NoFinalizer};
 pub use definition::{
     AdmissionTarget, BuiltinResource, ControllerDefinition, KindDefinition, LabelSelector, PrinterColumn, RbacRule,
     RelatedKind, Scale, SelectorRequirement, Webhook,

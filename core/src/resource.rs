@@ -115,6 +115,10 @@ pub trait ControllerTarget {
     /// The type of the objects the controller reconciles.
     type Object;
 
+    /// What the controller's cleanup returns: [`crate::Cleanup`] for a kind with a finalizer
+    /// (its objects carry it while they live), [`crate::NoFinalizer`] for one without.
+    type Cleanup: crate::CleanupOutcome;
+
     /// The kind and what its controller watches.
     const CONTROLLER: ControllerDefinition;
 

@@ -68,6 +68,8 @@ pub struct KindAttrs {
     pub owns: Vec<RelatedKind>,
     pub watches: Vec<RelatedKind>,
     pub webhooks: Vec<Webhook>,
+    /// `finalizer` or `finalizer = "..."`: the name the kind's objects carry while they live.
+    pub finalizer: Option<String>,
     pub crd: CrdExtras,
 }
 
@@ -93,6 +95,7 @@ struct Raw {
     owns: Vec<RelatedKind>,
     watches: Vec<RelatedKind>,
     webhooks: Vec<RawWebhook>,
+    finalizer: Option<Option<LitStr>>,
     crd: CrdExtras,
 }
 
@@ -411,6 +414,10 @@ fn parse_key(raw: &mut Raw, meta: &ParseNestedMeta) -> syn::Result<()> {
             raw.watches.push(parse_related(meta, "watches")?);
             Ok(())
         }
+        "finalizer" => {
+            let name = if meta.input.peek(syn::Token![=]) { Some(string(meta)?) } else { None };
+            set_once(&mut raw.finalizer, name, meta, "finalizer")
+        }
         "webhook" => {
             let parsed = webhook::parse(meta)?;
             webhook::check_unique(&raw.webhooks, &parsed)?;
@@ -467,6 +474,11 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     check(&kind, "kind", names::check_kind);
     check(&raw.plural, "plural", names::check_resource_name);
     check(&raw.singular, "singular", names::check_resource_name);
+    if let Some(Some(name)) = &raw.finalizer
+        && let Err(e) = names::check(name, "finalizer", names::check_finalizer)
+    {
+        errors.push(e);
+    }
     if let Some(kind) = &kind
         && input.ident == kind.value()
     {
@@ -491,6 +503,8 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
     // From the kind, not the singular: controller-gen pluralises the lower-cased kind.
     let plural = raw.plural.map(|p| p.value()).unwrap_or_else(|| rop_names::plural(&kind.to_ascii_lowercase()));
     let webhooks = raw.webhooks.into_iter().map(|w| w.finish(&group, &version, &kind)).collect();
+    // kubebuilder's examples name a kind's finalizer after its group (`cache.example.com/finalizer`).
+    let finalizer = raw.finalizer.map(|name| name.map_or_else(|| format!("{group}/finalizer"), |n| n.value()));
     Ok(KindAttrs {
         group,
         version,
@@ -512,6 +526,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<KindAttrs> {
         owns: raw.owns,
         watches: raw.watches,
         webhooks,
+        finalizer,
         crd: raw.crd,
     })
 }

@@ -183,6 +183,10 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     let object = raw.object.unwrap();
     let webhook_kinds = crate::expand::webhook_kind_impls(&ident, raw.webhooks.iter().map(|w| w.mutating));
     let webhooks = raw.webhooks.into_iter().map(|w| expand_webhook(&w.finish(&group, &version, &kind)));
+    let cleanup = match &raw.controller {
+        Some((finalizer, _)) if !finalizer.is_empty() => quote!(::rop::__private::Cleanup),
+        _ => quote!(::rop::__private::NoFinalizer),
+    };
     let controller = raw.controller.map(|(finalizer, _)| {
         let owns = raw.owns.iter().map(expand_related);
         let watches = raw.watches.iter().map(expand_related);
@@ -204,6 +208,7 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         quote! {
             impl ::rop::ControllerTarget for #ident {
                 type Object = #object;
+                type Cleanup = #cleanup;
                 const CONTROLLER: ::rop::ControllerDefinition = #definition;
             }
         }

@@ -108,8 +108,10 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
     let KindAttrs { group, version, kind, plural, singular, namespaced, .. } = attrs;
     let api_version = format!("{group}/{version}");
     let crd_name = format!("{plural}.{group}");
-    // kubebuilder's examples name a kind's finalizer after its group (`cache.example.com/finalizer`).
-    let finalizer = format!("{group}/finalizer");
+    // Without `finalizer`, the name the attribute would give: the runtime removes it from a
+    // deleted object that still carries it from an earlier version of the controller.
+    let finalizer = attrs.finalizer.clone().unwrap_or_else(|| format!("{group}/finalizer"));
+    let cleanup = if attrs.finalizer.is_some() { quote!(#p::Cleanup) } else { quote!(#p::NoFinalizer) };
     let description = attrs.doc.clone().unwrap_or_else(|| format!("{kind} is the Schema for the {plural} API"));
     let root_doc = format!(" {description}");
     let derives = &attrs.derives;
@@ -283,6 +285,7 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
 
         impl ::rop::ControllerTarget for #root {
             type Object = Self;
+            type Cleanup = #cleanup;
             const CONTROLLER: ::rop::ControllerDefinition = ::rop::ControllerDefinition {
                 group: #group,
                 version: #version,

@@ -63,6 +63,7 @@ impl Family {
                 "owns",
                 "watches",
                 "webhook",
+                "finalizer",
                 "selectable_field",
                 "label",
                 "annotation",

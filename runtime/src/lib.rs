@@ -85,6 +85,7 @@ pub mod __private {
     pub use serde_json;
 
     pub use rop_core::str_eq;
+    pub use rop_core::{Cleanup, NoFinalizer};
 
     /// Implemented by `#[derive(CustomResource)]` for its spec type, so that kind-level keys
     /// (`group`, `version`, ...) on a type that only derives `rop::JsonSchema` are an error.

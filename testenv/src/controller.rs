@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource, ResourceExt};
 use rop::controller::{
-    Action, Cache, Cleanup, Config, Context, Kind, KindScope, ObjectOf, ObjectRef, Reconciler, Watched, error_chain,
+    Action, Cache, CleanupOf, Config, Context, Kind, KindScope, ObjectOf, ObjectRef, Reconciler, Watched, error_chain,
 };
 use rop::manager::{Manager, Options};
 use serde::Serialize;
@@ -94,7 +94,7 @@ impl<R: Reconciler> Reconciler for Counted<R> {
         &self,
         object: Arc<ObjectOf<R::Kind>>,
         ctx: &Context<R::Kind>,
-    ) -> Option<impl Future<Output = Result<Cleanup, R::Error>> + Send> {
+    ) -> impl Future<Output = Result<CleanupOf<R::Kind>, R::Error>> + Send {
         self.inner.cleanup(object, ctx)
     }
 

@@ -3,8 +3,9 @@
 //! backoff after a failure (counted with a reason and recorded as a Warning Event), runs its
 //! cleanup on deletion (waiting, without an error, while the cleanup says it is not done), and
 //! lets the object go. A terminal error is not retried and leaves a `Stalled` condition until
-//! the object changes; a watched Secret reconciles the objects that name it. A reconciler
-//! without cleanup puts no finalizer on its objects and removes one left from before. A
+//! the object changes; a watched Secret reconciles the objects that name it. The controller of
+//! a kind declared without a finalizer puts none on its objects and removes one left from
+//! before. A
 //! controller for a built-in kind (v1 ServiceAccount) runs with only the RBAC rules its marker
 //! type gives. Two controllers that own ConfigMaps share one watch of them.
 
@@ -31,7 +32,7 @@ use serde::{Deserialize, Serialize};
 /// A gadget publishes `value` in a ConfigMap it owns.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(group = "runtime.rop.dev", version = "v1", kind = "Gadget", plural = "gadgets")]
-#[rop(namespaced, storage, status = "GadgetStatus", derive = "Default", derive = "PartialEq")]
+#[rop(namespaced, storage, status = "GadgetStatus", derive = "Default", derive = "PartialEq", finalizer)]
 #[rop(owns(k8s_openapi::api::core::v1::ConfigMap), watches(k8s_openapi::api::core::v1::Secret))]
 #[serde(rename_all = "camelCase")]
 pub struct GadgetSpec {
@@ -110,12 +111,8 @@ impl Reconciler for Gadgets {
         Ok(Action::await_change())
     }
 
-    fn cleanup(
-        &self,
-        gadget: Arc<Gadget>,
-        _ctx: &Context<Gadget>,
-    ) -> Option<impl Future<Output = Result<Cleanup, GadgetError>> + Send> {
-        Some(self.release(gadget))
+    async fn cleanup(&self, gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Cleanup, GadgetError> {
+        self.release(gadget).await
     }
 
     /// A gadget is indexed by the Secret its value names.
@@ -134,15 +131,36 @@ impl Reconciler for Gadgets {
     }
 }
 
-/// The same kind with nothing to clean up.
-struct Plain;
+/// The same kind declared without a finalizer, as by a project whose controller has nothing
+/// to clean up.
+mod plain {
+    use super::*;
 
-impl Reconciler for Plain {
-    type Kind = Gadget;
-    type Error = kube::Error;
+    /// A gadget, without `finalizer`.
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]
+    #[rop(group = "runtime.rop.dev", version = "v1", kind = "Gadget", plural = "gadgets", namespaced, storage)]
+    #[rop(owns(k8s_openapi::api::core::v1::ConfigMap), watches(k8s_openapi::api::core::v1::Secret))]
+    pub struct GadgetSpec {
+        /// What the ConfigMap holds.
+        pub value: String,
+    }
 
-    async fn reconcile(&self, _gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Action, kube::Error> {
-        Ok(Action::await_change())
+    /// Reconciles it: nothing to do.
+    pub struct Plain;
+
+    impl Reconciler for Plain {
+        type Kind = Gadget;
+        type Error = kube::Error;
+
+        async fn reconcile(&self, _gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Action, kube::Error> {
+            Ok(Action::await_change())
+        }
+    }
+
+    pub fn gadget(name: &str) -> Gadget {
+        let mut gadget = Gadget::new(name, GadgetSpec { value: format!("{name}-value") });
+        gadget.metadata.namespace = Some("default".into());
+        gadget
     }
 }
 
@@ -175,17 +193,13 @@ impl Reconciler for Accounts {
         Ok(Action::await_change())
     }
 
-    fn cleanup(
+    async fn cleanup(
         &self,
         _account: Arc<ServiceAccount>,
         _ctx: &Context<ServiceAccountV1>,
-    ) -> Option<impl Future<Output = Result<Cleanup, kube::Error>> + Send> {
-        // The runtime calls this to learn whether objects need the finalizer: count in the future.
-        let cleanups = self.0.clone();
-        Some(async move {
-            cleanups.fetch_add(1, Ordering::SeqCst);
-            Ok(Cleanup::Done)
-        })
+    ) -> Result<Cleanup, kube::Error> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok(Cleanup::Done)
     }
 }
 
@@ -415,14 +429,14 @@ fn without_cleanup_no_finalizer_holds_an_object() {
     env.block_on(async {
         let client = env.client();
         rop_testenv::install_crd(&client, &Gadget::custom_resource_definition()).await.unwrap();
-        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
+        let gadgets: Api<plain::Gadget> = Api::namespaced(client.clone(), "default");
         // One object left with the finalizer by an earlier version of the controller.
-        let mut leftover = gadget("leftover");
+        let mut leftover = plain::gadget("leftover");
         leftover.metadata.finalizers = Some(vec!["runtime.rop.dev/finalizer".into()]);
         gadgets.create(&PostParams::default(), &leftover).await.unwrap();
-        let (stop, running, metrics) = start(&client, Plain);
+        let (stop, running, metrics) = start(&client, plain::Plain);
 
-        gadgets.create(&PostParams::default(), &gadget("fresh")).await.unwrap();
+        gadgets.create(&PostParams::default(), &plain::gadget("fresh")).await.unwrap();
         wait_until("two passes", || count(&metrics, "success") >= 2).await;
         assert!(gadgets.get("fresh").await.unwrap().finalizers().is_empty());
 
@@ -546,25 +560,31 @@ fn controllers_that_own_a_kind_share_its_watch() {
 #[derive(Clone, Default)]
 struct Selective(Arc<AtomicU32>);
 
+// The kind without a finalizer: with `Changes::All`, the runtime's own write of a finalizer
+// would start a pass too.
 impl Reconciler for Selective {
-    type Kind = Gadget;
+    type Kind = plain::Gadget;
     type Error = kube::Error;
 
-    async fn reconcile(&self, _gadget: Arc<Gadget>, _ctx: &Context<Gadget>) -> Result<Action, kube::Error> {
+    async fn reconcile(
+        &self,
+        _gadget: Arc<plain::Gadget>,
+        _ctx: &Context<plain::Gadget>,
+    ) -> Result<Action, kube::Error> {
         self.0.fetch_add(1, Ordering::SeqCst);
         Ok(Action::await_change())
     }
 
-    fn map_watched(&self, watched: &Watched, _cache: &Cache<Gadget>) -> Vec<ObjectRef<Gadget>> {
+    fn map_watched(&self, watched: &Watched, _cache: &Cache<plain::Gadget>) -> Vec<ObjectRef<plain::Gadget>> {
         watched.same_name()
     }
 
-    fn config(&self) -> Config<Gadget> {
+    fn config(&self) -> Config<plain::Gadget> {
         let watched = Selector::from_iter([("runtime.rop.dev/watched", "yes")]);
         Config::default()
             .concurrency(1)
             .watch::<Secret>(Watch::default().labels(watched))
-            .watch::<Gadget>(Watch::default().changes(Changes::All))
+            .watch::<plain::Gadget>(Watch::default().changes(Changes::All))
     }
 }
 
@@ -582,8 +602,8 @@ fn a_watch_selects_by_label_and_a_status_change_can_start_a_pass() {
         let reconciler = Selective::default();
         let (stop, running, _metrics) = start(&as_manager, reconciler.clone());
         let passes = || reconciler.0.load(Ordering::SeqCst);
-        let gadgets: Api<Gadget> = Api::namespaced(client.clone(), "default");
-        gadgets.create(&PostParams::default(), &gadget("picked")).await.unwrap();
+        let gadgets: Api<plain::Gadget> = Api::namespaced(client.clone(), "default");
+        gadgets.create(&PostParams::default(), &plain::gadget("picked")).await.unwrap();
         wait_until("the first pass", || passes() == 1).await;
 
         let secrets: Api<Secret> = Api::namespaced(client.clone(), "default");

@@ -15,18 +15,12 @@ pub(crate) enum Error<E: std::error::Error + 'static> {
     Finalizer {
         /// `add` or `remove`.
         action: &'static str,
-        /// The kind's finalizer, `<group>/finalizer`.
+        /// The kind's finalizer.
         finalizer: String,
         /// The API server's answer.
         #[source]
         source: kube::Error,
     },
-    /// [`super::Reconciler::cleanup`] asked for a finalizer that a built-in kind's marker does
-    /// not name; not retried.
-    #[error(
-        "a cleanup needs a finalizer: add #[rop(controller(finalizer = \"<your domain>/finalizer\"))] to the kind's marker type in api/src/builtin.rs"
-    )]
-    NoFinalizer,
 }
 
 /// An error that retrying cannot fix until the object changes (controller-runtime's

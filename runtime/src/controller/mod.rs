@@ -17,11 +17,10 @@
 //!   4xx), so one watch's errors never stop the others and a restored API server is seen in
 //!   seconds;
 //! - it hands `reconcile` the object from the watch cache, never a live read per pass;
-//! - when `cleanup` gives an object a future, it adds the kind's finalizer (`<group>/finalizer`
-//!   for a custom kind, from [`crate::ControllerDefinition::finalizer`]) before the first
-//!   `reconcile`, awaits the future once the object is being deleted and removes the finalizer
-//!   when it returns [`Cleanup::Done`]; otherwise no finalizer is added and owner references let
-//!   the garbage collector do the cleaning;
+//! - when the kind declares a finalizer (`#[rop(finalizer)]`), it adds it to each object
+//!   before the first `reconcile`, awaits [`Reconciler::cleanup`] once the object is being
+//!   deleted and removes the finalizer when it returns [`Cleanup::Done`]; otherwise no
+//!   finalizer is added and owner references let the garbage collector do the cleaning;
 //! - it runs each pass in a `reconcile` span that names the controller and the object, counts it
 //!   in controller-runtime's metrics (`controller_runtime_reconcile_total`, `_errors_total` with a
 //!   `reason`, `_time_seconds`), records a Warning Event when a pass fails, and retries a failed
@@ -86,7 +85,6 @@
 
 mod backoff;
 mod changes;
-mod cleanup;
 mod config;
 mod context;
 mod error;
@@ -108,18 +106,20 @@ mod written;
 use std::future::Future;
 use std::sync::Arc;
 
+use rop_core::CleanupOutcome;
+
 pub use kube::runtime::controller::Action;
 pub use kube::runtime::events::EventType;
 
 pub use crate::RelatedKind;
-pub use cleanup::Cleanup;
 pub use config::{Changes, Config, Watch};
 pub use context::Context;
 pub use error::{Terminal, error_chain};
 pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
+pub use rop_core::{Cleanup, NoFinalizer};
 pub(crate) use run::{RunOptions, start};
-pub use scope::{Kind, ObjectOf};
+pub use scope::{CleanupOf, Kind, ObjectOf};
 #[doc(hidden)]
 pub use scope::{KindObject, KindScope};
 pub(crate) use shared::RelatedWatches;
@@ -153,29 +153,33 @@ pub trait Reconciler: Send + Sync + 'static {
         ctx: &Context<Self::Kind>,
     ) -> impl Future<Output = Result<Action, Self::Error>> + Send;
 
-    /// What deleting `object` must wait for: `None` (the default) when owner references on what
-    /// `reconcile` creates are all the cleaning there is (the garbage collector deletes those),
-    /// or the future that releases what the object holds outside the cluster (or anything owner
-    /// references cannot reach).
+    /// Releases what `object`, which is being deleted, holds outside the cluster (or anything
+    /// owner references cannot reach: the garbage collector deletes what `reconcile` created
+    /// with an owner reference), and says whether it is done.
     ///
-    /// Overriding it is the whole opt-in, so the finalizer and the cleanup cannot disagree: an
-    /// object for which this returns `Some` gets the kind's finalizer before its first
-    /// `reconcile`; once it is being deleted the runtime awaits the future and removes the
-    /// finalizer when it returns [`Cleanup::Done`]. [`Cleanup::RequeueAfter`] keeps the
+    /// Only a kind that declares a finalizer may have a cleanup (`#[rop(finalizer)]` on a
+    /// custom kind's spec type, `#[rop(controller(finalizer = "..."))]` on a built-in kind's
+    /// marker): its objects carry the finalizer from before their first `reconcile`, and once
+    /// one is being deleted the runtime awaits this and removes the finalizer when it returns
+    /// [`Cleanup::Done`] (the default returns it at once). [`Cleanup::RequeueAfter`] keeps the
     /// finalizer and asks again later, with no error logged, counted or recorded (waiting for
-    /// Namespaces to terminate, say); an `Err` is a failure, retried with backoff. A finalizer
-    /// left on an object for which this returns `None` is removed at deletion.
+    /// Namespaces to terminate, say); an `Err` is a failure, retried with backoff. For a kind
+    /// without a finalizer the return type is [`NoFinalizer`], which user code cannot build, so
+    /// overriding this does not compile; a finalizer an earlier version of the controller left
+    /// on such a kind's object is removed at deletion.
     ///
-    /// The runtime also calls this, without awaiting the future, to learn whether an object
-    /// needs the finalizer: decide here, do the work inside the future (an `async fn` of the
-    /// reconciler, as in `Some(self.release(object, ctx))`). The cleanup must be idempotent.
+    /// Write it as an `async fn ... -> Result<Cleanup, Self::Error>`. It must be idempotent:
+    /// it runs again after a failure, or after the controller restarts in the middle of it.
+    ///
+    /// # Errors
+    /// Whatever failed; the finalizer stays and the runtime retries with backoff.
     fn cleanup(
         &self,
         object: Arc<ObjectOf<Self::Kind>>,
         ctx: &Context<Self::Kind>,
-    ) -> Option<impl Future<Output = Result<Cleanup, Self::Error>> + Send> {
+    ) -> impl Future<Output = Result<CleanupOf<Self::Kind>, Self::Error>> + Send {
         let _ = (object, ctx);
-        None::<std::future::Ready<Result<Cleanup, Self::Error>>>
+        std::future::ready(Ok(CleanupOutcome::nothing_to_clean()))
     }
 
     /// The objects of this kind to reconcile when `watched`, an object of a kind in the kind's

@@ -24,14 +24,17 @@ use super::owned::Owned;
 use super::recovery;
 use super::relist::triggers;
 use super::retry::{NoPause, retrying};
-use super::scope::{self, ObjectOf};
+use super::scope::{self, CleanupOf, ObjectOf};
 use super::shared::RelatedWatches;
 use super::watched::{Cache, Watched};
 use super::{Cleanup, Context, EventType, Reconciler, finalizer, stalled};
 use crate::ControllerTarget;
+use rop_core::CleanupOutcome;
 
 /// The objects reconciler `R` reconciles.
 type Object<R> = ObjectOf<<R as Reconciler>::Kind>;
+/// What the cleanup of `R`'s kind returns: `Cleanup` when the kind declares a finalizer.
+type FinalizerOf<R> = CleanupOf<<R as Reconciler>::Kind>;
 
 /// Where and when the manager runs one controller (how it runs is its [`Config`]).
 #[derive(Clone, Debug, Default)]
@@ -246,11 +249,14 @@ impl<R: Reconciler> Shared<R> {
             if !finalized {
                 return Ok(Action::await_change());
             }
-            if let Some(cleanup) = self.reconciler.cleanup(object.clone(), &self.context)
-                && let Cleanup::RequeueAfter(delay) = cleanup.await.map_err(Error::Cleanup)?
-            {
-                debug!(retry_in = ?delay, "cleanup not done yet, the finalizer stays");
-                return Ok(Action::requeue(delay));
+            // A kind without a finalizer has no cleanup: the finalizer is one an earlier version
+            // of the controller left, and goes.
+            if <FinalizerOf<R> as CleanupOutcome>::FINALIZES {
+                let cleanup = self.reconciler.cleanup(object.clone(), &self.context).await;
+                if let Cleanup::RequeueAfter(delay) = cleanup.map_err(Error::Cleanup)?.into_cleanup() {
+                    debug!(retry_in = ?delay, "cleanup not done yet, the finalizer stays");
+                    return Ok(Action::requeue(delay));
+                }
             }
             finalizer::remove(&api, &*object, self.finalizer).await.map_err(|source| Error::Finalizer {
                 action: "remove",
@@ -262,10 +268,7 @@ impl<R: Reconciler> Shared<R> {
             return Ok(Action::await_change());
         }
         let object =
-            if !finalized && self.reconciler.cleanup(object.clone(), &self.context).is_some() {
-                if self.finalizer.is_empty() {
-                    return Err(Error::NoFinalizer);
-                }
+            if <FinalizerOf<R> as CleanupOutcome>::FINALIZES && !finalized {
                 let added = finalizer::add(&api, &*object, self.finalizer)
                     .await
                     .map_err(|source| Error::Finalizer { action: "add", finalizer: self.finalizer.into(), source })?;
@@ -289,7 +292,6 @@ fn error_policy<R: Reconciler>(object: Arc<Object<R>>, error: &Error<R::Error>, 
             "conflict" => ("conflict", false),
             _ => ("finalizer", false),
         },
-        Error::NoFinalizer => ("finalizer", true),
     };
     let controller = shared.context.controller();
     shared.metrics.reconcile_failed(controller, reason);

@@ -39,6 +39,10 @@ impl<O> KindObject for O where
 /// built-in kind's marker.
 pub type ObjectOf<K> = <K as ControllerTarget>::Object;
 
+/// What the cleanup of kind `K` returns ([`super::Reconciler::cleanup`]): [`super::Cleanup`]
+/// when the kind declares a finalizer, [`super::NoFinalizer`] when it does not.
+pub type CleanupOf<K> = <K as ControllerTarget>::Cleanup;
+
 /// The scope of a kind with static type information (`Namespaced` or `Cluster`): builds the
 /// `Api` for objects of that scope, so the runtime can work with either.
 pub trait KindScope {

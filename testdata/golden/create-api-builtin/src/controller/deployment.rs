@@ -36,8 +36,8 @@ impl Reconciler for DeploymentReconciler {
         Ok(Action::await_change())
     }
 
-    // TODO(user): to release what an object holds outside the cluster before it goes,
-    // implement `cleanup` to return `Some(self.release(object, ctx))`, with an `async fn
-    // release` that returns `Ok(Cleanup::Done)` once done (`Cleanup::RequeueAfter` waits), and
-    // name the finalizer on DeploymentV1: `#[rop(controller(finalizer = "example.com/finalizer"))]`.
+    // TODO(user): to release what an object holds outside the cluster before it goes, name the
+    // finalizer on DeploymentV1, `#[rop(controller(finalizer = "example.com/finalizer"))]`,
+    // and implement `async fn cleanup` returning `Ok(Cleanup::Done)` once done
+    // (`Cleanup::RequeueAfter` waits).
 }

@@ -39,10 +39,10 @@ impl Reconciler for RedisClusterReconciler {
         Ok(Action::requeue(RESYNC_AFTER))
     }
 
-    // TODO(user): to release what an object holds outside the cluster before it goes,
-    // implement `cleanup` to return `Some(self.release(object, ctx))`, with an `async fn
-    // release` that returns `Ok(Cleanup::Done)` once done (`Cleanup::RequeueAfter` waits): the
-    // runtime then puts the kind's finalizer on the objects and removes it when done.
+    // TODO(user): to release what an object holds outside the cluster before it goes, add
+    // `#[rop(finalizer)]` to RedisClusterSpec and implement `async fn cleanup` returning
+    // `Ok(Cleanup::Done)` once done (`Cleanup::RequeueAfter` waits): the runtime then puts the
+    // kind's finalizer on the objects and removes it when the cleanup is done.
 }
 
 /// The status `object` reports once reconciled.

@@ -77,24 +77,16 @@ impl Reconciler for TenantReconciler {
         Ok(Action::requeue(RESYNC_AFTER))
     }
 
-    /// The quotas and bindings go before the Tenant does (see the module docs).
-    fn cleanup(
-        &self,
-        tenant: Arc<Tenant>,
-        ctx: &Context<Tenant>,
-    ) -> Option<impl Future<Output = Result<Cleanup, Error>> + Send> {
-        Some(release(tenant, ctx.client().clone()))
+    /// The quotas and bindings go before the Tenant does (see the module docs): done once a
+    /// look finds nothing left to delete.
+    async fn cleanup(&self, tenant: Arc<Tenant>, ctx: &Context<Tenant>) -> Result<Cleanup, Error> {
+        let quotas = delete_owned::<ResourceQuota>(ctx.client(), &tenant, &[]).await?;
+        let bindings = delete_owned::<RoleBinding>(ctx.client(), &tenant, &[]).await?;
+        if quotas + bindings > 0 {
+            return Ok(Cleanup::RequeueAfter(GONE_AFTER));
+        }
+        Ok(Cleanup::Done)
     }
-}
-
-/// Deletes what `tenant` owns; done once a look finds nothing left to delete.
-async fn release(tenant: Arc<Tenant>, client: Client) -> Result<Cleanup, Error> {
-    let quotas = delete_owned::<ResourceQuota>(&client, &tenant, &[]).await?;
-    let bindings = delete_owned::<RoleBinding>(&client, &tenant, &[]).await?;
-    if quotas + bindings > 0 {
-        return Ok(Cleanup::RequeueAfter(GONE_AFTER));
-    }
-    Ok(Cleanup::Done)
 }
 
 /// The quota of `tenant` in `namespace`: only the fields this controller manages (the apply

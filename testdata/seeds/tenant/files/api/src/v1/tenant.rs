@@ -23,6 +23,9 @@ use serde::{Deserialize, Serialize};
 // What the controller creates for each Tenant: the watches and the RBAC come from these lines.
 #[rop(owns(rop::k8s_openapi::api::core::v1::ResourceQuota))]
 #[rop(owns(rop::k8s_openapi::api::rbac::v1::RoleBinding))]
+// The controller's cleanup (src/controller/tenant.rs) holds each Tenant until its quotas and
+// bindings are gone: `tenancy.example.com/finalizer`.
+#[rop(finalizer)]
 // Binding a role needs the permissions it grants, or `bind` on that role.
 #[rop(rbac(groups = ["rbac.authorization.k8s.io"], resources = ["clusterroles"], resource_names = ["admin"], verbs = ["bind"]))]
 // The validating webhook (src/webhook/tenant_v1.rs) lists the Tenants to refuse a namespace
