@@ -2,7 +2,8 @@
 # rop's benchmarks (see docs/benchmarks.md for the figures and how to read them).
 #
 #   scripts/bench.sh [SECTION...]      SECTION: install scaffold derive generate verify operator
-#                                      operator-runtime operator-faults (default: all)
+#                                      operator-runtime operator-faults operator-selector
+#                                      (default: all)
 #
 # Every comparison is a ratio of two commands measured in the same run, since the machines
 # are noisy. Timing uses hyperfine when it is installed (`apt-get install hyperfine`), else
@@ -25,6 +26,9 @@
 #   BENCH_OPERATOR_IDLE  seconds of the idle phase (default 30)
 #   BENCH_FAULTS_N     object counts of operator-faults (default "50 300 1000")
 #   BENCH_FAULTS_RUNS  runs of each manager per count, interleaved (default 1)
+#   BENCH_SELECTOR_PODS  unrelated Pods of operator-selector (default 5000)
+#   BENCH_SELECTOR_RUNS  runs of each variant, interleaved (default 1)
+#   BENCH_SELECTOR_SETTLE  seconds the manager is left before its RSS is read (default 20)
 #   BENCH_MANAGERS     which managers the operator sections run (default "rop kubebuilder";
 #                      "rop" alone skips building kubebuilder's, for a quick look at rop's)
 #   BENCH_ANCHOR_DIR   kubebuilder's deploy-image project (default:
@@ -40,7 +44,7 @@ here="$repo/scripts/bench"
 source "$here/lib.sh"
 
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(install scaffold derive generate verify operator operator-runtime operator-faults)
+[ ${#sections[@]} -gt 0 ] || sections=(install scaffold derive generate verify operator operator-runtime operator-faults operator-selector)
 want() { [[ " ${sections[*]} " == *" $1 "* ]]; }
 
 BENCH_DIR="${BENCH_DIR:-$repo/target/bench}"
@@ -452,6 +456,160 @@ if want operator-faults; then
   # Both managers in a private mount namespace: kubebuilder's needs it for its leader election.
   operator_section operator-faults "7 operator faults" "${BENCH_FAULTS_N:-50 300 1000}" "${BENCH_FAULTS_RUNS:-1}" \
     --scenario faults --namespace-file true
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 8. A watch with a label selector: a Tenant controller that `watches(Pod)`, its Pod watch
+# selecting `bench.example.com/selected=true` ("selected") or every Pod ("all"), the variant
+# read from SELECTOR_BENCH_VARIANT in its `config()` (scripts/bench/selector/tenant.rs), so one
+# release build serves both. Each run: a fresh rop-testenv API server (an example of the
+# project, scripts/bench/selector/testenv.rs), the manager started with no Pod there, its RSS
+# read once its Pod watch is open and it has settled; then BENCH_SELECTOR_PODS Pods without
+# the label and 10 with it (owned by a Tenant), created with kubectl, and the RSS read again
+# once the manager has seen them and settled. No scheduler or kubelet runs: the Pods stay
+# Pending.
+selector_run() {
+  local variant=$1 run=$2 n=$3 settle=$4 w="$BENCH_DIR/operator-selector/run"
+  local user="system:serviceaccount:default:controller-manager"
+  rm -rf "$w" && mkdir -p "$w"
+  mkfifo "$w/stop"
+  "$sel_o/testenv" "$w/env" <"$w/stop" >"$w/testenv.log" 2>&1 &
+  local testenv_pid=$! stop_fd
+  exec {stop_fd}>"$w/stop"
+  local i
+  until [ -s "$w/env" ]; do
+    kill -0 "$testenv_pid" 2>/dev/null || { cat "$w/testenv.log" >&2; return 1; }
+    sleep 0.2
+  done
+  # shellcheck disable=SC1091
+  source "$w/env"
+  local k=(kubectl --kubeconfig "$ADMIN_KUBECONFIG")
+  "${k[@]}" apply -f "$sel_p/config/crd/bases" >/dev/null
+  "${k[@]}" wait --for condition=Established crd/tenants.bench.example.com >/dev/null
+  "${k[@]}" create clusterrolebinding controller-manager-admin --clusterrole cluster-admin \
+    --serviceaccount default:controller-manager >/dev/null
+  "${k[@]}" create -f - >/dev/null <<'EOF'
+apiVersion: bench.example.com/v1
+kind: Tenant
+metadata: {name: owner, namespace: default}
+spec: {size: 1}
+EOF
+  local uid metrics_port probe_port
+  uid=$("${k[@]}" get tenant owner -o jsonpath='{.metadata.uid}')
+  python3 "$here/selector.py" pods "$w/pods" unrelated "$n" 8
+  python3 "$here/selector.py" pods "$w/pods" selected 10 1 --owner owner "$uid"
+  # Two free ports below the ephemeral range, where the API server's own connections to etcd
+  # could take a port between our look and the manager's bind.
+  read -r metrics_port probe_port < <(python3 -c 'import random, socket
+ports = []
+while len(ports) < 2:
+    port = random.randrange(20000, 32000)
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+    if port not in ports:
+        ports.append(port)
+print(*ports)')
+  KUBECONFIG="$MANAGER_KUBECONFIG" RUST_LOG=info SELECTOR_BENCH_VARIANT=$variant SELECTOR_BENCH_COUNTS="$w/pod-events" \
+    "$sel_o/selector-manager" --metrics-bind-address "127.0.0.1:$metrics_port" \
+    --health-probe-bind-address "127.0.0.1:$probe_port" --enable-webhooks=false >"$w/manager.log" 2>&1 &
+  local manager_pid=$!
+  # A failed run leaves no manager behind (the API server stops when this subshell's end of
+  # its standard input closes).
+  trap "kill -TERM $manager_pid 2>/dev/null || true" EXIT
+  # Synced: the manager's watch of the Pods is open (the audit log has it).
+  for ((i = 0; ; i++)); do
+    kill -0 "$manager_pid" 2>/dev/null || { cat "$w/manager.log" >&2; return 1; }
+    python3 "$here/selector.py" synced "$AUDIT_LOG" "$user" && break
+    ((i < 300)) || { echo "error: the manager opened no watch of Pods in 60 s" >&2; cat "$w/manager.log" >&2; return 1; }
+    sleep 0.2
+  done
+  sleep "$settle"
+  local rss_before hwm_before
+  rss_before=$(awk '/^VmRSS:/ { print $2 }' "/proc/$manager_pid/status")
+  hwm_before=$(awk '/^VmHWM:/ { print $2 }' "/proc/$manager_pid/status")
+  # The Pods: 8 kubectl processes at once, then the 10 labelled ones.
+  local t0=$EPOCHREALTIME
+  printf '%s\n' "$w"/pods/unrelated-*.json | xargs -P 8 -I{} "${k[@]}" create -f {} -o name >/dev/null
+  "${k[@]}" create -f "$w/pods/selected-0.json" -o name >/dev/null
+  local t1=$EPOCHREALTIME
+  local expected=10
+  [ "$variant" = selected ] || expected=$((n + 10))
+  # Seen: the manager's map_watched has had as many Pod events as the variant should see
+  # (given up after 600 s, and reported as not seen).
+  local seen=false
+  for ((i = 0; i < 3000; i++)); do
+    [ "$(cat "$w/pod-events" 2>/dev/null || echo 0)" -ge "$expected" ] && { seen=true; break; }
+    sleep 0.2
+  done
+  local t2=$EPOCHREALTIME
+  sleep "$settle"
+  local rss_after peak events pods reconciles
+  rss_after=$(awk '/^VmRSS:/ { print $2 }' "/proc/$manager_pid/status")
+  peak=$(awk '/^VmHWM:/ { print $2 }' "/proc/$manager_pid/status")
+  events=$(cat "$w/pod-events")
+  pods=$("${k[@]}" get pods --no-headers 2>/dev/null | wc -l)
+  reconciles=$(curl -s "http://127.0.0.1:$metrics_port/metrics" |
+    awk '/^controller_runtime_reconcile_total/ { n += $NF } END { print n + 0 }')
+  kill -TERM "$manager_pid" && wait "$manager_pid" || true
+  trap - EXIT
+  local requests
+  requests=$(python3 "$here/selector.py" audit "$AUDIT_LOG" "$user")
+  exec {stop_fd}>&-
+  wait "$testenv_pid" || true
+  python3 -c 'import json, sys
+a = sys.argv[1:]
+print(json.dumps({"variant": a[0], "run": int(a[1]), "unrelated": int(a[2]), "selected": 10, "pods_in_server": int(a[3]),
+    "rss_before_kib": int(a[4]), "hwm_before_kib": int(a[5]), "rss_after_kib": int(a[6]), "peak_kib": int(a[7]),
+    "pod_events": int(a[8]), "reconciles": int(a[9]), "create_s": round(float(a[10]), 2), "seen_s": round(float(a[11]), 2),
+    "pod_requests": json.loads(a[12]), "expected_events": int(a[13]), "seen": a[14] == "true"}))' \
+    "$variant" "$run" "$n" "$pods" "$rss_before" "$hwm_before" "$rss_after" "$peak" "$events" "$reconciles" \
+    "$(python3 -c "print($t1 - $t0)")" "$(python3 -c "print($t2 - $t1)")" "$requests" "$expected" "$seen"
+}
+
+if want operator-selector; then
+  title="8 operator selector"
+  log "$title: a Pod watch with a label selector vs without, ${BENCH_SELECTOR_PODS:-5000} unrelated Pods"
+  if ! have kubectl; then
+    result "$title" "skipped" "kubectl is not installed" "" ""
+  elif [ -z "${ROP_TESTENV_DIR:-}${KUBEBUILDER_ASSETS:-}" ] && [ ! -x "$HOME/.cache/rop-testenv/bin/kube-apiserver" ]; then
+    result "$title" "skipped" "no rop-testenv binaries (scripts/install-testenv.sh)" "" ""
+  else
+    sel_o="$BENCH_DIR/operator-selector"
+    sel_p="$sel_o/selector-operator"
+    mkdir -p "$sel_o"
+    rm -rf "$sel_p" && mkdir -p "$sel_p"
+    export CARGO_TARGET_DIR="$BENCH_DIR/target-release"
+    (cd "$sel_p" && "$rop" --quiet init --domain example.com --repo github.com/example/selector-operator $ROP_INIT_ARGS &&
+      "$rop" --quiet create api --group bench --version v1 --kind Tenant)
+    # Tenant's controller watches Pods; its reconciler and the API server's example.
+    python3 - "$sel_p/api/src/v1/tenant.rs" <<'EOF'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+assert 'status = "TenantStatus"' in text, "the scaffold's Tenant type changed"
+open(path, "w").write(text.replace('status = "TenantStatus"', 'watches(rop::k8s_openapi::api::core::v1::Pod), status = "TenantStatus"', 1))
+EOF
+    cp "$here/selector/tenant.rs" "$sel_p/src/controller/tenant.rs"
+    mkdir -p "$sel_p/examples" && cp "$here/selector/testenv.rs" "$sel_p/examples/testenv.rs"
+    (cd "$sel_p" && "$rop" --quiet generate && cargo build --quiet --release --bin manager --example testenv)
+    cp "$CARGO_TARGET_DIR/release/manager" "$sel_o/selector-manager"
+    cp "$CARGO_TARGET_DIR/release/examples/testenv" "$sel_o/testenv"
+    unset CARGO_TARGET_DIR
+    : >"$OUT/operator-selector.jsonl"
+    for ((r = 1; r <= ${BENCH_SELECTOR_RUNS:-1}; r++)); do
+      if ((r % 2)); then order="selected all"; else order="all selected"; fi
+      for variant in $order; do
+        log "operator-selector: $variant, run $r of ${BENCH_SELECTOR_RUNS:-1}"
+        selector_run "$variant" "$r" "${BENCH_SELECTOR_PODS:-5000}" "${BENCH_SELECTOR_SETTLE:-20}" |
+          tee -a "$OUT/operator-selector.jsonl" >&2
+      done
+    done
+    python3 "$here/selector.py" table "$OUT/operator-selector.jsonl" | tee "$OUT/operator-selector.md" >&2
+    python3 "$here/selector.py" table "$OUT/operator-selector.jsonl" --results >>"$OUT/results.md"
+  fi
 fi
 
 # ---------------------------------------------------------------------------------------------
