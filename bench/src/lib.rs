@@ -178,7 +178,9 @@ impl Report {
 /// The API server or the manager does not start, the manager exits, or a phase does not
 /// converge within the timeout (the error says how many objects had).
 pub fn run(operator: &Operator, scenario: &Scenario) -> anyhow::Result<Report> {
-    let (env, kubeconfig) = prepare(operator, scenario, Options { audit_log: true, ..Options::default() })?;
+    let mut options = Options::default();
+    options.audit_log = true;
+    let (env, kubeconfig) = prepare(operator, scenario, options)?;
     let client = env.client();
     let mut manager = Manager::start(operator, &kubeconfig, env.dir())?;
     let result = env.block_on(async {

@@ -464,7 +464,9 @@ fn downloaded_binaries_run_the_test_api_server() {
     assert_eq!(listing(&bin), [".envtest", "etcd", "kube-apiserver"]);
 
     let binaries = rop_testenv::Binaries { etcd: bin.join("etcd"), kube_apiserver: bin.join("kube-apiserver") };
-    let env = rop_testenv::Options { binaries: Some(binaries), ..Default::default() }.start().unwrap();
+    let mut options = rop_testenv::Options::default();
+    options.binaries = Some(binaries);
+    let env = options.start().unwrap();
     let data = env.block_on(async {
         use rop::k8s_openapi::api::core::v1::ConfigMap;
         let config_maps: rop::kube::Api<ConfigMap> = rop::kube::Api::namespaced(env.client(), "default");

@@ -20,8 +20,11 @@ const LAUNCH_ATTEMPTS: u32 = 3;
 
 /// How a test environment starts: the one value both entry points, [`Options::start`] and
 /// [`Options::start_or_skip`], take (`TestEnv::start()` and `TestEnv::start_or_skip()` are
-/// those with `Options::default()`).
+/// those with `Options::default()`). It is `#[non_exhaustive]`, so a new setting is not a
+/// breaking change: start from the default and set fields,
+/// `let mut options = Options::default(); options.audit_log = true;`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// The `etcd` and `kube-apiserver` to run; `None` (the default) uses what
     /// [`Binaries::find`] finds.

@@ -480,7 +480,9 @@ fn a_manager_without_a_rule_is_refused_as_in_a_cluster() {
 /// watches have caught up with them.
 #[test]
 fn each_write_is_made_once() {
-    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else {
+    let mut options = rop_testenv::Options::default();
+    options.audit_log = true;
+    let Some(env) = options.start_or_skip() else {
         return;
     };
     env.block_on(async {
@@ -516,7 +518,9 @@ fn each_write_is_made_once() {
 
 #[test]
 fn controllers_that_own_a_kind_share_its_watch() {
-    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else {
+    let mut options = rop_testenv::Options::default();
+    options.audit_log = true;
+    let Some(env) = options.start_or_skip() else {
         return;
     };
     env.block_on(async {
@@ -593,7 +597,9 @@ impl Reconciler for Selective {
 /// reconciled kind lets a change of its status alone start one.
 #[test]
 fn a_watch_selects_by_label_and_a_status_change_can_start_a_pass() {
-    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else {
+    let mut options = rop_testenv::Options::default();
+    options.audit_log = true;
+    let Some(env) = options.start_or_skip() else {
         return;
     };
     env.block_on(async {
@@ -649,8 +655,9 @@ fn a_watch_selects_by_label_and_a_status_change_can_start_a_pass() {
 /// refuses a watch that streams its list, each watch lists and then watches, once refused.
 #[test]
 fn watches_list_where_lists_cannot_be_streamed() {
-    let options =
-        rop_testenv::Options { audit_log: true, feature_gates: vec!["WatchList=false".into()], ..Default::default() };
+    let mut options = rop_testenv::Options::default();
+    options.audit_log = true;
+    options.feature_gates = vec!["WatchList=false".into()];
     let Some(env) = options.start_or_skip() else { return };
     env.block_on(async {
         let client = env.client();

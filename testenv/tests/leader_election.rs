@@ -218,7 +218,9 @@ fn one_writer_at_a_time(env: &TestEnv, first: &str, second: &str) {
 
 #[test]
 fn a_standby_takes_over_at_once_when_the_leader_shuts_down() {
-    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else { return };
+    let mut options = rop_testenv::Options::default();
+    options.audit_log = true;
+    let Some(env) = options.start_or_skip() else { return };
     let client = env.client();
     env.block_on(install(&client));
     let mut a = Replica::start(&env, "a", Timing::DEFAULT, env.server_url());
@@ -248,7 +250,9 @@ fn a_standby_takes_over_at_once_when_the_leader_shuts_down() {
 
 #[test]
 fn a_killed_leader_is_replaced_once_its_lease_expires() {
-    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else { return };
+    let mut options = rop_testenv::Options::default();
+    options.audit_log = true;
+    let Some(env) = options.start_or_skip() else { return };
     let client = env.client();
     env.block_on(install(&client));
     let a = Replica::start(&env, "a", short(), env.server_url());

@@ -163,7 +163,9 @@ async fn create(caches: &Api<v1::Cache>, name: &str) -> Result<v1::Cache, kube::
 
 #[test]
 fn a_manager_issues_registers_renews_and_repairs_its_certificate() {
-    let Some(env) = rop_testenv::Options { audit_log: true, ..Default::default() }.start_or_skip() else { return };
+    let mut options = rop_testenv::Options::default();
+    options.audit_log = true;
+    let Some(env) = options.start_or_skip() else { return };
     let client = env.client();
     env.block_on(async {
         rop_testenv::install_crd(&client, &crd()).await.unwrap();

@@ -299,7 +299,8 @@ fn post(port: u16, ca: &str, client: Option<(&Path, &Path)>) -> Result<String, S
 /// refuses in the TLS handshake a client with no certificate or one from another CA.
 #[test]
 fn only_the_api_server_gets_past_a_client_certificate_check() {
-    let options = rop_testenv::Options { webhook_client_certificate: true, ..Default::default() };
+    let mut options = rop_testenv::Options::default();
+    options.webhook_client_certificate = true;
     let Some(env) = options.start_or_skip() else { return };
     let client_ca = env.webhook_client_ca().expect("the option makes a client CA").to_path_buf();
     let (cert_dir, ca) = certificates();
@@ -358,7 +359,8 @@ fn only_the_api_server_gets_past_a_client_certificate_check() {
 /// conversion webhook.
 #[test]
 fn conversion_webhooks_get_no_client_certificate() {
-    let options = rop_testenv::Options { webhook_client_certificate: true, ..Default::default() };
+    let mut options = rop_testenv::Options::default();
+    options.webhook_client_certificate = true;
     let Some(env) = options.start_or_skip() else { return };
     let client_ca = env.webhook_client_ca().expect("the option makes a client CA").to_path_buf();
     let (cert_dir, ca) = certificates();

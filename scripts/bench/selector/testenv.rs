@@ -10,7 +10,9 @@ use anyhow::Context;
 
 fn main() -> anyhow::Result<()> {
     let out = std::env::args().nth(1).context("usage: testenv OUT")?;
-    let env = rop_testenv::Options { audit_log: true, ..rop_testenv::Options::default() }.start()?;
+    let mut options = rop_testenv::Options::default();
+    options.audit_log = true;
+    let env = options.start()?;
     let manager = env.kubeconfig_as_service_account("default", "controller-manager")?;
     let audit = env.audit_log().context("no audit log")?;
     let text = format!(
