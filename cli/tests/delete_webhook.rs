@@ -115,7 +115,7 @@ Move that code elsewhere or undo the edits, then run the command again; or pass 
     assert_eq!(
         error(&run(&dir, "delete", &[])),
         "error: rop delete webhook would lose code you wrote, so nothing was changed:
-  src/webhook/memcached_v1.rs: line 26 differs from what rop wrote (--force deletes the file)
+  src/webhook/memcached_v1.rs: line 30 differs from what rop wrote (--force deletes the file)
 Move that code elsewhere or undo the edits, then run the command again; or pass --force"
     );
     assert_eq!(tree(&dir), edited);
@@ -132,7 +132,9 @@ Move that code elsewhere or undo the edits, then run the command again; or pass 
         !registrations.contains("MemcachedDefaulter") && registrations.contains("MemcachedValidator"),
         "{registrations}"
     );
-    assert!(std::fs::read_to_string(&module).unwrap().contains("object.spec.size.get_or_insert(1);"));
+    let kept = std::fs::read_to_string(&module).unwrap();
+    assert!(kept.contains("object.spec.size.get_or_insert(1);"), "{kept}");
+    assert!(kept.contains("use rop::webhook::{Defaulter, Denied};\n"), "the kept code's names stay imported: {kept}");
 
     let out = run(&dir, "delete", &["--force"]);
     assert_eq!(
@@ -149,8 +151,8 @@ fn an_edited_registration_of_a_deleted_module_is_commented_out() {
     let (_tmp, dir) = project();
     ok(&dir, "create", &["--programmatic-validation"]);
     let registrations = dir.join("src/webhook/mod.rs");
-    let rop_wrote = "rop::webhook::Registration::validator(memcached_v1::MemcachedValidator),";
-    let edited = "rop::webhook::Registration::validator(memcached_v1::MemcachedValidator::strict()),";
+    let rop_wrote = "Registration::validator(memcached_v1::MemcachedValidator),";
+    let edited = "Registration::validator(memcached_v1::MemcachedValidator::strict()),";
     let text = std::fs::read_to_string(&registrations).unwrap();
     assert!(text.contains(rop_wrote), "{text}");
     std::fs::write(&registrations, text.replace(rop_wrote, edited)).unwrap();

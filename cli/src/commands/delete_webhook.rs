@@ -271,8 +271,20 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     let mut refusals: Vec<String> = Vec::new();
     // Edited code left in place with --force: its file, its first line, and whether it is a test.
     let mut kept: Vec<(String, String, bool)> = Vec::new();
+    // A defaulter or validator kept with --force keeps the `use` lines its code names, so the
+    // module still compiles.
+    let module_text = plan.current(&module_file)?;
+    let keeps_edited_impl = args.force
+        && needed_files.contains(&module_file)
+        && module_text.as_deref().is_some_and(|text| {
+            scaffold.inserts.iter().any(|i| {
+                i.path == module_file && i.marker == "webhook-impls" && markers::remove(text, &i.fragment) == text
+            })
+        });
     for i in &scaffold.inserts {
-        if needed.contains(&(i.path.clone(), i.fragment.clone())) {
+        if needed.contains(&(i.path.clone(), i.fragment.clone()))
+            || (keeps_edited_impl && i.path == module_file && i.marker == "webhook-uses")
+        {
             continue;
         }
         let Some(current) = plan.current(&i.path)? else { continue };

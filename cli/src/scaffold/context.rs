@@ -129,6 +129,8 @@ pub struct SpokeVars {
     pub sample_let: String,
     /// The line that parses it.
     pub object_let: String,
+    /// The `use` paths of the round-trip test, in rustfmt's order.
+    pub test_uses: Vec<String>,
 }
 
 impl TemplateContext {
@@ -245,7 +247,11 @@ impl TemplateContext {
                     layout::type_alias(4, "Spoke", &format!("{api_crate}::{}::{}", names.api_module(), k.kind)),
                 ),
                 sample_let: at_column_8(layout::let_call(8, "sample", "include_str!", &path)),
-                object_let: at_column_8(layout::let_call(8, &object, "rop::webhook::testing::sample", "sample")),
+                object_let: at_column_8(layout::let_call(8, &object, "testing::sample", "sample")),
+                test_uses: sorted_uses([
+                    format!("{api_crate}::{}::{}", names.api_module(), k.kind),
+                    "rop::webhook::testing".to_string(),
+                ]),
             }
         });
         context
@@ -264,6 +270,13 @@ fn at_column(column: usize, text: String) -> String {
 }
 
 /// `let sample = include_str!("../config/samples/<file>");` at column 8 of `tests/webhooks.rs`.
+/// `paths` as rustfmt orders `use` items of plain paths: by their text, which for lower-case
+/// crate names and `::` is the order of its version sort.
+fn sorted_uses<const N: usize>(mut paths: [String; N]) -> Vec<String> {
+    paths.sort();
+    paths.into()
+}
+
 fn e2e_sample_let(file: &str) -> String {
     let path = format!("\"../config/samples/{file}\"");
     at_column(8, layout::let_call(8, "sample", "include_str!", &path))

@@ -185,10 +185,23 @@ impl SortKey {
             Some((path, alias)) => (path, Some(alias)),
             None => (path, None),
         };
+        // A last segment may be a group of names, `{Defaulter, Denied}`: rustfmt sorts it
+        // after every plain name (`{` after the letters), and by its text among groups.
+        let (path, group) = match path.split_once("::{") {
+            Some((path, names)) => {
+                let names = names.strip_suffix('}')?;
+                if alias.is_some() || !names.split(',').all(|n| ident(n.trim())) {
+                    return None;
+                }
+                (path, Some(format!("{{{names}}}")))
+            }
+            None => (path, None),
+        };
         let mut segments: Vec<String> = path.split("::").map(str::to_string).collect();
         if segments.iter().any(|s| !ident(s) || ["self", "super", "crate"].contains(&s.as_str())) {
             return None;
         }
+        segments.extend(group);
         if let Some(alias) = alias {
             if !ident(alias) {
                 return None;
@@ -297,6 +310,13 @@ mod tests {
         assert_eq!(out, text.replace("use a::v10;", "use a::v9;\r\nuse a::v10;"));
         let out = insert("f.rs", text, "imports", "use a::cache::v1 as cache_v1;").unwrap();
         assert_eq!(out, text.replace("use a::v1;", "use a::cache::v1 as cache_v1;\r\nuse a::v1;"));
+        let grouped = "use a::Request;\nuse a::{Server, SetupError};\n// +rop:scaffold:imports\n";
+        let out = insert("f.rs", grouped, "imports", "use a::Registration;").unwrap();
+        assert_eq!(out, grouped.replace("use a::Request;", "use a::Registration;\nuse a::Request;"));
+        let out = insert("f.rs", grouped, "imports", "use a::{Defaulter, Denied};").unwrap();
+        assert_eq!(out, grouped.replace("use a::{Server", "use a::{Defaulter, Denied};\nuse a::{Server"));
+        let out = insert("f.rs", grouped, "imports", "use a::{Validator, Verdict};").unwrap();
+        assert_eq!(out, grouped.replace("// +rop", "use a::{Validator, Verdict};\n// +rop"));
         let out = insert("f.rs", text, "mods", "pub mod builtin;").unwrap();
         assert_eq!(out, text.replace("pub mod v1;", "pub mod builtin;\npub mod v1;"));
         let out = insert("f.rs", text, "mods", "pub mod v10;").unwrap();

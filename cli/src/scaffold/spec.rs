@@ -90,9 +90,17 @@ impl Scaffold {
         self.files.push(FileSpec { path: path.into(), template: template.into(), context: context.clone(), if_exists });
     }
 
-    /// Adds an insertion of `fragment` before `marker` in `path`.
+    /// Adds an insertion of `fragment` before `marker` in `path`, once: a `use` line two
+    /// webhooks of a kind need is one insertion, which `delete` takes out once.
     pub fn insert(&mut self, path: &str, marker: &str, fragment: impl Into<String>) {
-        self.inserts.push(Insert::new(path, marker, fragment));
+        let insert = Insert::new(path, marker, fragment);
+        if !self
+            .inserts
+            .iter()
+            .any(|i| i.path == insert.path && i.marker == insert.marker && i.fragment == insert.fragment)
+        {
+            self.inserts.push(insert);
+        }
     }
 
     /// Adds everything `other` describes, after what this one does.

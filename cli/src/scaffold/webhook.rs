@@ -110,12 +110,18 @@ pub fn describe(
         }
         let name = format!("{}{}", k.kind, if mutating { "Defaulter" } else { "Validator" });
         let fragment = |f: &str| render(&format!("webhook/fragments/{f}.rs.tera"), &context);
+        // The names the fragment uses, beside the module's other `use` lines (a second
+        // role's `Request` is the first's: the line is added once).
+        s.insert(&module_file, "webhook-uses", "use rop::webhook::Request;");
+        let names = if mutating { "{Defaulter, Denied}" } else { "{Validator, Verdict}" };
+        s.insert(&module_file, "webhook-uses", format!("use rop::webhook::{names};"));
         s.insert(&module_file, "webhook-impls", fragment(role)?);
         s.insert(&module_file, "webhook-tests", fragment(&format!("{role}_test"))?);
         if builtin.is_none() {
             s.insert(TESTS, "webhook-tests", fragment(&format!("{role}_e2e"))?);
         }
-        s.insert("src/webhook/mod.rs", "webhooks", format!("rop::webhook::Registration::{role}({module}::{name}),"));
+        s.insert("src/webhook/mod.rs", "webhook-uses", "use rop::webhook::Registration;");
+        s.insert("src/webhook/mod.rs", "webhooks", format!("Registration::{role}({module}::{name}),"));
         let letter = if mutating { 'm' } else { 'v' };
         let name = builtin.map(|_| format!("{letter}{}-{}.{}", k.lower, k.version, project.domain));
         s.attributes.push(attribute(mutating, path.as_deref(), name.as_deref()));
@@ -170,21 +176,23 @@ fn conversion(
         s.insert(&format!("{}/mod.rs", spoke.api_dir()), "kinds", format!("mod {}_conversion;", k.snake));
         let hub_type = format!("{api_crate}::{}::{}", k.api_module(), k.kind);
         let spoke_type = format!("{api_crate}::{}::{}", spoke.api_module(), k.kind);
-        // As rustfmt lays it out: the argument never fits on the call's line (at column 8);
-        // the chain stays on one line when it fits (at column 12) and its `.spoke` part
-        // fits `chain_width` (60).
-        let parent = format!("rop::webhook::HubConversion::<{hub_type}>::hub()");
+        // As rustfmt lays it out: the call on one line (at column 8) when it fits and its
+        // argument fits `fn_call_width` (60); else the argument on its own line, where the
+        // chain stays on one line when it fits (at column 12) and its `.spoke` part fits
+        // `chain_width` (60).
+        let parent = format!("HubConversion::<{hub_type}>::hub()");
         let spoke_call = format!(".spoke::<{spoke_type}>()");
-        let chain = if 12 + parent.len() + spoke_call.len() < 100 && spoke_call.len() <= 60 {
-            format!("{parent}{spoke_call}")
+        let one_line = format!("Registration::conversion({parent}{spoke_call}),");
+        let registration = if 8 + one_line.len() <= 100 && parent.len() + spoke_call.len() <= 60 {
+            one_line
+        } else if 12 + parent.len() + spoke_call.len() < 100 && spoke_call.len() <= 60 {
+            format!("Registration::conversion(\n    {parent}{spoke_call},\n),")
         } else {
-            format!("{parent}\n        {spoke_call}")
+            format!("Registration::conversion(\n    {parent}\n        {spoke_call},\n),")
         };
-        s.insert(
-            "src/webhook/mod.rs",
-            "webhooks",
-            format!("rop::webhook::Registration::conversion(\n    {chain},\n),"),
-        );
+        s.insert("src/webhook/mod.rs", "webhook-uses", "use rop::webhook::HubConversion;");
+        s.insert("src/webhook/mod.rs", "webhook-uses", "use rop::webhook::Registration;");
+        s.insert("src/webhook/mod.rs", "webhooks", registration);
         let test = render("webhook/fragments/conversion_test.rs.tera", &spoke_context)?;
         s.insert("src/webhook/mod.rs", "webhook-tests", test);
         let test = render("webhook/fragments/conversion_e2e.rs.tera", &spoke_context)?;

@@ -6,20 +6,24 @@
 //! api/src/v1/memcached.rs; run `make manifests` after changing them.
 
 use memcached_operator_api::v1::Memcached;
+use rop::webhook::Request;
+use rop::webhook::{Defaulter, Denied};
+use rop::webhook::{Validator, Verdict};
+// +rop:scaffold:webhook-uses
 
 /// Sets the defaults of Memcached objects before the API server stores them. The request has
 /// the object as stored before an update (`old_object()`) and the manager's client
 /// (`client()`), to read other objects: rename `_request` to use it.
 pub struct MemcachedDefaulter;
 
-impl rop::webhook::Defaulter for MemcachedDefaulter {
+impl Defaulter for MemcachedDefaulter {
     type Kind = Memcached;
 
     async fn default(
         &self,
         object: &mut Memcached,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> Result<(), rop::webhook::Denied> {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Result<(), Denied> {
         tracing::debug!(name = ?object.metadata.name, "defaulting Memcached");
         // TODO(user): set the defaults of fields the user left out, for example
         // `object.spec.size.get_or_insert(1);`. The server sends the API server the patch.
@@ -32,17 +36,17 @@ impl rop::webhook::Defaulter for MemcachedDefaulter {
 /// (`client()`), to check an object against others: rename `_request` to use it.
 pub struct MemcachedValidator;
 
-impl rop::webhook::Validator for MemcachedValidator {
+impl Validator for MemcachedValidator {
     type Kind = Memcached;
 
     async fn validate_create(
         &self,
         object: &Memcached,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Verdict {
         tracing::debug!(name = ?object.metadata.name, "validating the creation of Memcached");
         // TODO(user): check the new object, e.g.
-        // `return Err(rop::webhook::Denied::new("spec.size must be even"));`
+        // `return Err(Denied::new("spec.size must be even"));` (with `use rop::webhook::Denied;`)
         Ok(vec![])
     }
 
@@ -50,8 +54,8 @@ impl rop::webhook::Validator for MemcachedValidator {
         &self,
         _old: &Memcached,
         new: &Memcached,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Verdict {
         tracing::debug!(name = ?new.metadata.name, "validating an update of Memcached");
         // TODO(user): check the change from `_old` (rename it to use it), e.g. refuse changes
         // to a field that is set once.
@@ -61,8 +65,8 @@ impl rop::webhook::Validator for MemcachedValidator {
     async fn validate_delete(
         &self,
         object: &Memcached,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Verdict {
         // Called only if `operations` in the webhook's attribute include "DELETE".
         tracing::debug!(name = ?object.metadata.name, "validating the deletion of Memcached");
         Ok(vec![])
@@ -74,7 +78,7 @@ impl rop::webhook::Validator for MemcachedValidator {
 mod tests {
     use super::*;
     use rop::WebhookTarget as _;
-    use rop::webhook::testing;
+    use rop::webhook::{Server, testing};
 
     /// An object as a user would create it; the tests send it through the webhook server.
     fn object() -> Memcached {
@@ -85,7 +89,7 @@ mod tests {
         object
     }
 
-    fn server() -> rop::webhook::Server {
+    fn server() -> Server {
         crate::webhook::server().expect("the webhooks register")
     }
 

@@ -7,20 +7,23 @@
 
 use memcached_operator_api::builtin::DeploymentV1;
 use rop::k8s_openapi::api::apps::v1::Deployment;
+use rop::webhook::Request;
+use rop::webhook::{Defaulter, Denied};
+// +rop:scaffold:webhook-uses
 
 /// Sets the defaults of Deployment objects before the API server stores them. The request has
 /// the object as stored before an update (`old_object()`) and the manager's client
 /// (`client()`), to read other objects: rename `_request` to use it.
 pub struct DeploymentDefaulter;
 
-impl rop::webhook::Defaulter for DeploymentDefaulter {
+impl Defaulter for DeploymentDefaulter {
     type Kind = DeploymentV1;
 
     async fn default(
         &self,
         object: &mut Deployment,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> Result<(), rop::webhook::Denied> {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Result<(), Denied> {
         tracing::debug!(name = ?object.metadata.name, "defaulting Deployment");
         // TODO(user): set the defaults of fields the user left out, for example a label. The
         // server sends the API server the patch.
@@ -33,7 +36,7 @@ impl rop::webhook::Defaulter for DeploymentDefaulter {
 mod tests {
     use super::*;
     use rop::WebhookTarget as _;
-    use rop::webhook::testing;
+    use rop::webhook::{Server, testing};
 
     /// An object as a user would create it; the tests send it through the webhook server.
     fn object() -> Deployment {
@@ -43,7 +46,7 @@ mod tests {
         object
     }
 
-    fn server() -> rop::webhook::Server {
+    fn server() -> Server {
         crate::webhook::server().expect("the webhooks register")
     }
 

@@ -4,7 +4,9 @@
 //! Admission and conversion webhooks: one module per kind version with a defaulter or a
 //! validator, and the server that serves them all. `rop create webhook` adds them here.
 
+use rop::webhook::Registration;
 use rop::webhook::{Server, SetupError};
+// +rop:scaffold:webhook-uses
 
 pub mod deployment_v1;
 pub mod pod_v1;
@@ -18,8 +20,8 @@ pub mod pod_v1;
 /// storage version.
 pub fn server() -> Result<Server, SetupError> {
     Server::build([
-        rop::webhook::Registration::defaulter(deployment_v1::DeploymentDefaulter),
-        rop::webhook::Registration::validator(pod_v1::PodValidator),
+        Registration::defaulter(deployment_v1::DeploymentDefaulter),
+        Registration::validator(pod_v1::PodValidator),
         // +rop:scaffold:webhooks
     ])
 }

@@ -7,23 +7,22 @@
 
 use memcached_operator_api::builtin::PodV1;
 use rop::k8s_openapi::api::core::v1::Pod;
+use rop::webhook::Request;
+use rop::webhook::{Validator, Verdict};
+// +rop:scaffold:webhook-uses
 
 /// Checks Pod objects beyond their schema: return warnings to allow, `Denied` to refuse.
 /// Each check gets the request, with who sent it (`user_info()`) and the manager's client
 /// (`client()`), to check an object against others: rename `_request` to use it.
 pub struct PodValidator;
 
-impl rop::webhook::Validator for PodValidator {
+impl Validator for PodValidator {
     type Kind = PodV1;
 
-    async fn validate_create(
-        &self,
-        object: &Pod,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+    async fn validate_create(&self, object: &Pod, _request: &Request<'_, Self::Kind>) -> Verdict {
         tracing::debug!(name = ?object.metadata.name, "validating the creation of Pod");
         // TODO(user): check the new object, e.g.
-        // `return Err(rop::webhook::Denied::new("spec.size must be even"));`
+        // `return Err(Denied::new("spec.size must be even"));` (with `use rop::webhook::Denied;`)
         Ok(vec![])
     }
 
@@ -31,19 +30,15 @@ impl rop::webhook::Validator for PodValidator {
         &self,
         _old: &Pod,
         new: &Pod,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Verdict {
         tracing::debug!(name = ?new.metadata.name, "validating an update of Pod");
         // TODO(user): check the change from `_old` (rename it to use it), e.g. refuse changes
         // to a field that is set once.
         Ok(vec![])
     }
 
-    async fn validate_delete(
-        &self,
-        object: &Pod,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+    async fn validate_delete(&self, object: &Pod, _request: &Request<'_, Self::Kind>) -> Verdict {
         // Called only if `operations` in the webhook's attribute include "DELETE".
         tracing::debug!(name = ?object.metadata.name, "validating the deletion of Pod");
         Ok(vec![])
@@ -55,7 +50,7 @@ impl rop::webhook::Validator for PodValidator {
 mod tests {
     use super::*;
     use rop::WebhookTarget as _;
-    use rop::webhook::testing;
+    use rop::webhook::{Server, testing};
 
     /// An object as a user would create it; the tests send it through the webhook server.
     fn object() -> Pod {
@@ -65,7 +60,7 @@ mod tests {
         object
     }
 
-    fn server() -> rop::webhook::Server {
+    fn server() -> Server {
         crate::webhook::server().expect("the webhooks register")
     }
 

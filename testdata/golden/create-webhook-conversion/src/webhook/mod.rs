@@ -4,7 +4,10 @@
 //! Admission and conversion webhooks: one module per kind version with a defaulter or a
 //! validator, and the server that serves them all. `rop create webhook` adds them here.
 
+use rop::webhook::HubConversion;
+use rop::webhook::Registration;
 use rop::webhook::{Server, SetupError};
+// +rop:scaffold:webhook-uses
 
 // +rop:scaffold:webhook-modules
 
@@ -16,8 +19,8 @@ use rop::webhook::{Server, SetupError};
 /// storage version.
 pub fn server() -> Result<Server, SetupError> {
     Server::build([
-        rop::webhook::Registration::conversion(
-            rop::webhook::HubConversion::<memcached_operator_api::v1::Memcached>::hub()
+        Registration::conversion(
+            HubConversion::<memcached_operator_api::v1::Memcached>::hub()
                 .spoke::<memcached_operator_api::v1beta1::Memcached>(),
         ),
         // +rop:scaffold:webhooks
@@ -39,17 +42,18 @@ mod tests {
     #[tokio::test]
     async fn memcached_v1beta1_round_trips_through_the_hub() {
         use memcached_operator_api::v1beta1::Memcached;
+        use rop::webhook::testing;
         let sample = include_str!("../../config/samples/cache_v1beta1_memcached.yaml");
-        let object: Memcached = rop::webhook::testing::sample(sample);
+        let object: Memcached = testing::sample(sample);
         let server = super::server().expect("the webhooks register");
         let hub_version = "cache.example.com/v1";
         let spoke_version = "cache.example.com/v1beta1";
         // A failure below is in api/src/v1beta1/memcached_conversion.rs: the conversion there
         // loses a field, or cannot carry one whose shape differs between the versions.
-        let hub = rop::webhook::testing::convert(&server, hub_version, &object).await;
+        let hub = testing::convert(&server, hub_version, &object).await;
         let hub: serde_json::Value = hub.expect("converts to the hub");
         assert_eq!(hub["apiVersion"], hub_version);
-        let back = rop::webhook::testing::convert(&server, spoke_version, &hub).await;
+        let back = testing::convert(&server, spoke_version, &hub).await;
         let back: Memcached = back.expect("converts back");
         assert_eq!(back, object);
     }

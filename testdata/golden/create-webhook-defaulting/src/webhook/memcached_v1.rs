@@ -6,20 +6,23 @@
 //! api/src/v1/memcached.rs; run `make manifests` after changing them.
 
 use memcached_operator_api::v1::Memcached;
+use rop::webhook::Request;
+use rop::webhook::{Defaulter, Denied};
+// +rop:scaffold:webhook-uses
 
 /// Sets the defaults of Memcached objects before the API server stores them. The request has
 /// the object as stored before an update (`old_object()`) and the manager's client
 /// (`client()`), to read other objects: rename `_request` to use it.
 pub struct MemcachedDefaulter;
 
-impl rop::webhook::Defaulter for MemcachedDefaulter {
+impl Defaulter for MemcachedDefaulter {
     type Kind = Memcached;
 
     async fn default(
         &self,
         object: &mut Memcached,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> Result<(), rop::webhook::Denied> {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Result<(), Denied> {
         tracing::debug!(name = ?object.metadata.name, "defaulting Memcached");
         // TODO(user): set the defaults of fields the user left out, for example
         // `object.spec.size.get_or_insert(1);`. The server sends the API server the patch.
@@ -32,7 +35,7 @@ impl rop::webhook::Defaulter for MemcachedDefaulter {
 mod tests {
     use super::*;
     use rop::WebhookTarget as _;
-    use rop::webhook::testing;
+    use rop::webhook::{Server, testing};
 
     /// An object as a user would create it; the tests send it through the webhook server.
     fn object() -> Memcached {
@@ -43,7 +46,7 @@ mod tests {
         object
     }
 
-    fn server() -> rop::webhook::Server {
+    fn server() -> Server {
         crate::webhook::server().expect("the webhooks register")
     }
 

@@ -4,7 +4,9 @@
 //! Admission and conversion webhooks: one module per kind version with a defaulter or a
 //! validator, and the server that serves them all. `rop create webhook` adds them here.
 
+use rop::webhook::Registration;
 use rop::webhook::{Server, SetupError};
+// +rop:scaffold:webhook-uses
 
 pub mod memcached_v1;
 // +rop:scaffold:webhook-modules
@@ -17,7 +19,7 @@ pub mod memcached_v1;
 /// storage version.
 pub fn server() -> Result<Server, SetupError> {
     Server::build([
-        rop::webhook::Registration::defaulter(memcached_v1::MemcachedDefaulter),
+        Registration::defaulter(memcached_v1::MemcachedDefaulter),
         // +rop:scaffold:webhooks
     ])
 }

@@ -6,23 +6,26 @@
 //! api/src/v1/memcached.rs; run `make manifests` after changing them.
 
 use memcached_operator_api::v1::Memcached;
+use rop::webhook::Request;
+use rop::webhook::{Validator, Verdict};
+// +rop:scaffold:webhook-uses
 
 /// Checks Memcached objects beyond their schema: return warnings to allow, `Denied` to refuse.
 /// Each check gets the request, with who sent it (`user_info()`) and the manager's client
 /// (`client()`), to check an object against others: rename `_request` to use it.
 pub struct MemcachedValidator;
 
-impl rop::webhook::Validator for MemcachedValidator {
+impl Validator for MemcachedValidator {
     type Kind = Memcached;
 
     async fn validate_create(
         &self,
         object: &Memcached,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Verdict {
         tracing::debug!(name = ?object.metadata.name, "validating the creation of Memcached");
         // TODO(user): check the new object, e.g.
-        // `return Err(rop::webhook::Denied::new("spec.size must be even"));`
+        // `return Err(Denied::new("spec.size must be even"));` (with `use rop::webhook::Denied;`)
         Ok(vec![])
     }
 
@@ -30,8 +33,8 @@ impl rop::webhook::Validator for MemcachedValidator {
         &self,
         _old: &Memcached,
         new: &Memcached,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Verdict {
         tracing::debug!(name = ?new.metadata.name, "validating an update of Memcached");
         // TODO(user): check the change from `_old` (rename it to use it), e.g. refuse changes
         // to a field that is set once.
@@ -41,8 +44,8 @@ impl rop::webhook::Validator for MemcachedValidator {
     async fn validate_delete(
         &self,
         object: &Memcached,
-        _request: &rop::webhook::Request<'_, Self::Kind>,
-    ) -> rop::webhook::Verdict {
+        _request: &Request<'_, Self::Kind>,
+    ) -> Verdict {
         // Called only if `operations` in the webhook's attribute include "DELETE".
         tracing::debug!(name = ?object.metadata.name, "validating the deletion of Memcached");
         Ok(vec![])
@@ -54,7 +57,7 @@ impl rop::webhook::Validator for MemcachedValidator {
 mod tests {
     use super::*;
     use rop::WebhookTarget as _;
-    use rop::webhook::testing;
+    use rop::webhook::{Server, testing};
 
     /// An object as a user would create it; the tests send it through the webhook server.
     fn object() -> Memcached {
@@ -65,7 +68,7 @@ mod tests {
         object
     }
 
-    fn server() -> rop::webhook::Server {
+    fn server() -> Server {
         crate::webhook::server().expect("the webhooks register")
     }
 

@@ -5,6 +5,7 @@
 //! validator, and the server that serves them all. `rop create webhook` adds them here.
 
 use rop::webhook::{Server, SetupError};
+// +rop:scaffold:webhook-uses
 
 // +rop:scaffold:webhook-modules
 

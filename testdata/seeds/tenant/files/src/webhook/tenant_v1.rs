@@ -10,13 +10,13 @@
 
 use rop::kube::ResourceExt;
 use rop::kube::api::{Api, ListParams};
-use rop::webhook::{Denied, Request, Verdict};
+use rop::webhook::{Denied, Request, Validator, Verdict};
 use tenant_operator_api::v1::Tenant;
 
 /// Refuses a Tenant that claims a namespace another Tenant has.
 pub struct TenantValidator;
 
-impl rop::webhook::Validator for TenantValidator {
+impl Validator for TenantValidator {
     type Kind = Tenant;
 
     async fn validate_create(&self, tenant: &Tenant, request: &Request<'_, Tenant>) -> Verdict {
