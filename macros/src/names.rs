@@ -59,8 +59,20 @@ pub fn check_resource_name(name: &str) -> Option<&'static str> {
 /// A finalizer: a domain-qualified name such as `example.com/finalizer` (apimachinery's
 /// qualified-name rule, with the prefix the API server warns about when it is missing).
 pub fn check_finalizer(finalizer: &str) -> Option<&'static str> {
-    (!finalizer.contains('/') || !rop_names::is_qualified_name(finalizer))
-        .then_some("is not a domain-qualified name: write `<your domain>/<name>`, e.g. \"example.com/finalizer\"")
+    let Some((domain, name)) = finalizer.split_once('/') else {
+        return Some("is not a domain-qualified name: write `<your domain>/<name>`, e.g. \"example.com/finalizer\"");
+    };
+    if rop_names::is_qualified_name(finalizer) {
+        None
+    } else if !rop_names::is_dns1123_subdomain(domain) {
+        Some("has a domain that is not a DNS-1123 subdomain: lower-case letters, digits, '-' and '.' before the '/'")
+    } else if name.len() > 63 {
+        Some("has a name longer than 63 characters after the '/'")
+    } else {
+        Some(
+            "has a name that is not a qualified name after the '/': letters, digits, '-', '_' and '.', starting and ending with a letter or digit",
+        )
+    }
 }
 
 /// A webhook's name: a fully qualified name, a DNS-1123 subdomain of at least three labels, as
@@ -94,6 +106,18 @@ mod tests {
         assert!(check_resource_name("Memcacheds").is_some());
         assert_eq!(check_webhook_name("mmemcached-v1.cache.example.com"), None);
         assert!(check_webhook_name("webhook.example").unwrap().starts_with("needs at least three"));
+    }
+
+    #[test]
+    fn a_finalizer_s_error_names_the_part_that_is_wrong() {
+        assert_eq!(check_finalizer("example.com/finalizer"), None);
+        assert!(check_finalizer("cleanup").unwrap().starts_with("is not a domain-qualified name"));
+        assert!(check_finalizer("Example.com/fin").unwrap().starts_with("has a domain that is not a DNS-1123"));
+        assert!(check_finalizer("/fin").unwrap().starts_with("has a domain that is not a DNS-1123"));
+        let long = format!("example.com/{}", "a".repeat(64));
+        assert_eq!(check_finalizer(&long), Some("has a name longer than 63 characters after the '/'"));
+        assert!(check_finalizer("example.com/x y").unwrap().starts_with("has a name that is not a qualified name"));
+        assert!(check_finalizer("example.com/").unwrap().starts_with("has a name that is not a qualified name"));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use rop::manager::{Manager, Options};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::manifests::ensure_crds;
@@ -122,6 +122,8 @@ pub struct ControllerTest<K: Kind> {
     passes: Arc<Passes>,
     stop: Option<oneshot::Sender<()>>,
     running: Option<JoinHandle<Result<(), rop::manager::Error>>>,
+    /// Why the manager ended, once it has: its error, or that it stopped.
+    ended: watch::Receiver<Option<String>>,
     kind: PhantomData<fn() -> K>,
 }
 
@@ -160,11 +162,22 @@ impl TestEnv {
         let passes = Arc::new(Passes::default());
         manager.add_controller(Counted { inner: reconciler, passes: passes.clone() });
         let (stop, stopped) = oneshot::channel::<()>();
-        let running = tokio::spawn(manager.run_until(async {
-            let _ = stopped.await;
-        }));
+        let (report_end, ended) = watch::channel(None);
+        let running = tokio::spawn(async move {
+            let result = manager
+                .run_until(async {
+                    let _ = stopped.await;
+                })
+                .await;
+            let why = match &result {
+                Ok(()) => "the manager stopped".to_string(),
+                Err(err) => format!("the manager failed: {}", error_chain(err)),
+            };
+            let _ = report_end.send(Some(why));
+            result
+        });
         let (stop, running) = (Some(stop), Some(running));
-        ControllerTest { client, writes, project, passes, stop, running, kind: PhantomData }
+        ControllerTest { client, writes, project, passes, stop, running, ended, kind: PhantomData }
     }
 }
 
@@ -239,8 +252,24 @@ impl<K: Kind> ControllerTest<K> {
     }
 
     /// Polls `object` until `done` holds for it (see [`crate::wait_for`]); returns it.
+    ///
+    /// # Panics
+    /// When that does not happen within [`WAIT`], or the manager ends first (with its error).
     pub async fn wait_for(&self, object: &ObjectOf<K>, done: impl Fn(&ObjectOf<K>) -> bool) -> ObjectOf<K> {
-        crate::wait_for(&self.api(), &object.name_any(), done).await
+        self.unless_manager_ends(crate::wait_for(&self.api(), &object.name_any(), done)).await
+    }
+
+    /// `wait`'s outcome; but when the manager ends first (a `Config` it refused at start, a
+    /// port it could not bind), a panic with its error at once: what a stopped manager was
+    /// to do will not happen, and the wait would only time out.
+    async fn unless_manager_ends<T>(&self, wait: impl Future<Output = T>) -> T {
+        let mut ended = self.ended.clone();
+        tokio::select! {
+            value = wait => value,
+            Ok(why) = ended.wait_for(Option::is_some) => {
+                panic!("{} while the test waited for it", why.as_deref().unwrap_or("the manager ended"))
+            }
+        }
     }
 
     /// The passes over `object` that succeeded so far.
@@ -255,8 +284,12 @@ impl<K: Kind> ControllerTest<K> {
     /// start). Check idempotence only then.
     ///
     /// # Panics
-    /// When that does not happen within [`WAIT`].
+    /// When that does not happen within [`WAIT`], or the manager ends first.
     pub async fn settled(&self) {
+        self.unless_manager_ends(self.settle()).await;
+    }
+
+    async fn settle(&self) {
         let called = Instant::now();
         let deadline = called + WAIT;
         loop {
@@ -287,7 +320,8 @@ impl<K: Kind> ControllerTest<K> {
         let patch = serde_json::json!({ "metadata": { "annotations": { "rop-testenv/touched": stamp.as_nanos().to_string() } } });
         let touched = self.api().patch(&object.name_any(), &PatchParams::default(), &Patch::Merge(&patch)).await;
         let touched = touched.unwrap_or_else(|err| panic!("cannot annotate {}: {err}", object.name_any()));
-        crate::wait_until("a pass over the touched object", || self.passes(object) > before).await;
+        let pass = crate::wait_until("a pass over the touched object", || self.passes(object) > before);
+        self.unless_manager_ends(pass).await;
         self.settled().await;
         touched
     }
@@ -314,17 +348,20 @@ impl<K: Kind> ControllerTest<K> {
             |o: &O| o.owner_references().iter().any(|r| Some(&r.uid) == uid.as_ref() && r.controller == Some(true));
         let what = format!("a {} controlled by {}", O::kind(&()), owner.name_any());
         let deadline = Instant::now() + WAIT;
-        loop {
-            let listed = self.api_of::<O>().list(&ListParams::default()).await;
-            let mut owned: Vec<O> = listed.unwrap_or_else(|err| panic!("cannot list {what}: {err}")).items;
-            owned.retain(controlled);
-            match owned.len() {
-                0 => assert!(Instant::now() < deadline, "no {what} within {WAIT:?}"),
-                1 => return owned.remove(0),
-                n => panic!("{n} objects are {what}: use `api_of` and pick one"),
+        self.unless_manager_ends(async {
+            loop {
+                let listed = self.api_of::<O>().list(&ListParams::default()).await;
+                let mut owned: Vec<O> = listed.unwrap_or_else(|err| panic!("cannot list {what}: {err}")).items;
+                owned.retain(controlled);
+                match owned.len() {
+                    0 => assert!(Instant::now() < deadline, "no {what} within {WAIT:?}"),
+                    1 => return owned.remove(0),
+                    n => panic!("{n} objects are {what}: use `api_of` and pick one"),
+                }
+                tokio::time::sleep(POLL).await;
             }
-            tokio::time::sleep(POLL).await;
-        }
+        })
+        .await
     }
 
     /// Checks that the controller heals `owned`, an object it applies: deleted, it comes back
@@ -344,11 +381,11 @@ impl<K: Kind> ControllerTest<K> {
         if let Err(err) = api.delete(&name, &DeleteParams::default()).await {
             panic!("cannot delete {name}: {err}");
         }
-        crate::wait_for(&api, &name, |o| o.uid() != uid && spec(o) == as_applied).await;
+        self.unless_manager_ends(crate::wait_for(&api, &name, |o| o.uid() != uid && spec(o) == as_applied)).await;
         if let Err(err) = api.patch(&name, &PatchParams::default(), &Patch::Merge(&change)).await {
             panic!("cannot change {name}: {err}");
         }
-        crate::wait_for(&api, &name, |o| spec(o) == as_applied).await;
+        self.unless_manager_ends(crate::wait_for(&api, &name, |o| spec(o) == as_applied)).await;
     }
 
     /// Checks that the controller is idempotent: starts a pass over `object` (see
@@ -385,7 +422,7 @@ impl<K: Kind> ControllerTest<K> {
         if let Err(err) = self.api().delete(&name, &DeleteParams::default()).await {
             panic!("cannot delete {name}: {err}");
         }
-        crate::wait_until_gone(&self.api(), &name).await;
+        self.unless_manager_ends(crate::wait_until_gone(&self.api(), &name)).await;
     }
 
     /// Stops the manager and waits for it.

@@ -13,7 +13,7 @@ use kube::api::{Api, PostParams};
 use rop::CustomResource;
 use rop::JsonSchema;
 use rop::conditions::{self, HasConditions};
-use rop::controller::{Action, Context, Reconciler};
+use rop::controller::{Action, Config, Context, Reconciler, Watch};
 use rop_testenv::{Kubelet, TEST_NAMESPACE, TestEnv};
 use serde::{Deserialize, Serialize};
 
@@ -82,6 +82,23 @@ impl Reconciler for Restless {
         let params = kube::api::PatchParams::apply("restless").force();
         api.patch(&format!("{}-last", widget.name_any()), &params, &kube::api::Patch::Apply(config_map)).await?;
         Ok(Action::await_change())
+    }
+}
+
+/// Widgets whose `Config` selects Secrets, a kind the attributes do not name: the manager
+/// refuses to start.
+struct Misconfigured;
+
+impl Reconciler for Misconfigured {
+    type Kind = Widget;
+    type Error = kube::Error;
+
+    async fn reconcile(&self, _widget: Arc<Widget>, _ctx: &Context<Widget>) -> Result<Action, kube::Error> {
+        Ok(Action::await_change())
+    }
+
+    fn config(&self) -> Config<Widget> {
+        Config::default().watch::<k8s_openapi::api::core::v1::Secret>(Watch::default())
     }
 }
 
@@ -209,6 +226,27 @@ fn a_controller_that_writes_on_every_pass_is_not_idempotent() {
         let write = "PATCH /api/v1/namespaces/default/configmaps/sample-last?&force=true&fieldManager=restless";
         assert!(message.starts_with(&format!("a pass over the converged sample wrote:\n{write}")), "{message}");
     });
+}
+
+#[test]
+fn a_wait_fails_at_once_with_the_error_of_a_manager_that_did_not_start() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let project = project();
+    let started = std::time::Instant::now();
+    let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        env.block_on(async {
+            let controller = env.start_controller(project.path(), Misconfigured).await;
+            let widget = controller.create_sample("harness_v1_widget.yaml").await;
+            controller.wait_for(&widget, |w| w.status.is_some()).await;
+        })
+    }));
+    let message = waited.unwrap_err();
+    let message = message.downcast_ref::<String>().unwrap();
+    assert_eq!(
+        message,
+        "the manager failed: controller widget: its config sets a watch of v1 Secret, which the kind neither is nor names in #[rop(owns(...))] or #[rop(watches(...))] (it names: v1 ConfigMap): add the kind there, or remove the watch while the test waited for it"
+    );
+    assert!(started.elapsed() < rop_testenv::WAIT, "not after the wait's time-out");
 }
 
 #[test]
