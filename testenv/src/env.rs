@@ -304,7 +304,7 @@ impl TestEnv {
     /// A client that acts as the ServiceAccount `namespace/name` (Kubernetes impersonation: the
     /// admin client asks as `system:serviceaccount:<namespace>:<name>` in its groups), so the
     /// server allows it exactly what RBAC gives that ServiceAccount. With
-    /// [`install_manager_rbac`], a controller under test has the permissions of a deployed
+    /// [`install_manager_rbac`](crate::install_manager_rbac), a controller under test has the permissions of a deployed
     /// manager, and a rule missing from `config/rbac/role.yaml` fails the test as it would fail
     /// in a cluster.
     ///

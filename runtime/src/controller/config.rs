@@ -249,7 +249,7 @@ impl<K: Kind> Config<K> {
     ///
     /// A kind the attributes do not name, or a label selector with an invalid key or value, stops the
     /// manager when it starts, with an error that names the controller and the kind
-    /// ([`crate::manager::Error::Controller`]).
+    /// ([`crate::manager::Error`]).
     #[must_use]
     pub fn watch<O: Resource<DynamicType = ()>>(mut self, watch: Watch) -> Self {
         let key = KindKey::of_object::<O>();

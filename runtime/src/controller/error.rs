@@ -127,6 +127,7 @@ fn already_exists(error: &(dyn std::error::Error + 'static)) -> bool {
 
 /// Formats `error` with its causes, `outer: cause: root cause`, leaving out a cause whose
 /// message the text already holds (many errors print their source).
+#[doc(hidden)]
 pub fn error_chain(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut source = error.source();

@@ -114,7 +114,9 @@ pub use kube::runtime::events::EventType;
 pub use crate::RelatedKind;
 pub use config::{Changes, Config, Watch};
 pub use context::Context;
-pub use error::{Terminal, error_chain};
+pub use error::Terminal;
+#[doc(hidden)]
+pub use error::error_chain;
 pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
 pub use rop_core::{Cleanup, NoFinalizer};

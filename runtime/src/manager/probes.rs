@@ -36,7 +36,7 @@ impl Readiness {
     }
 
     /// Records the check `name` as passing (`Ok`) or failing with a reason.
-    pub fn set_check(&self, name: &'static str, result: Result<(), String>) {
+    pub(crate) fn set_check(&self, name: &'static str, result: Result<(), String>) {
         let mut state = self.lock();
         match result {
             Ok(()) => state.failing.remove(name),

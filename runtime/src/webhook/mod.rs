@@ -28,7 +28,12 @@ pub use kube_core::admission::Operation;
 #[doc(hidden)]
 pub use metrics::Metrics;
 pub use request::Request;
-pub use server::{CONVERSION_PATH, Registration, Server};
+#[doc(hidden)]
+pub use server::CONVERSION_PATH;
+pub use server::{Registration, Server};
 pub use setup::SetupError;
+/// The server's plumbing: what the manager and rop-testenv use to serve it. Not for user
+/// code, and not covered by semver.
+#[doc(hidden)]
 pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError};
 pub(crate) use tls::{check_certificate, check_client_ca};

@@ -23,6 +23,7 @@ use crate::{AdmissionTarget, Webhook};
 
 /// The path of the conversion webhook, shared by every kind (as in kubebuilder's
 /// `config/crd/patches/webhook_in_<plural>.yaml`).
+#[doc(hidden)]
 pub const CONVERSION_PATH: &str = "/convert";
 
 type Handler = Arc<dyn Fn(Value, Client) -> Pin<Box<dyn Future<Output = Value> + Send>> + Send + Sync>;
@@ -83,6 +84,7 @@ impl Server {
     /// certificates), as controller-runtime's `ClientCAName` does: the API server presents one
     /// when its admission configuration gives it a kubeconfig for webhooks. Others are refused
     /// in the TLS handshake. The manager's `--webhook-client-ca-file` sets it.
+    #[doc(hidden)]
     pub fn client_ca_file(mut self, path: impl Into<std::path::PathBuf>) -> Server {
         self.client_ca = Some(path.into());
         self

@@ -18,10 +18,13 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use super::Server;
 
 /// Where controller-runtime (and so kubebuilder's manifests) mount the serving certificate.
+#[doc(hidden)]
 pub const DEFAULT_CERT_DIR: &str = "/tmp/k8s-webhook-server/serving-certs";
 /// File name of the PEM certificate chain in the certificate folder (a `kubernetes.io/tls` Secret key).
+#[doc(hidden)]
 pub const CERT_FILE: &str = "tls.crt";
 /// File name of the PEM private key in the certificate folder.
+#[doc(hidden)]
 pub const KEY_FILE: &str = "tls.key";
 
 /// How often the certificate files are checked for a change.
@@ -35,6 +38,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// the file, flag or address, and what to change.
 #[derive(Debug, thiserror::Error)]
 #[error(transparent)]
+#[doc(hidden)]
 pub struct ServeError(#[from] ServeProblem);
 
 /// What [`ServeError`] says.
@@ -221,6 +225,7 @@ impl Server {
     /// # Errors
     /// A missing or unreadable certificate, key or client CA, a client CA on a server with
     /// conversion webhooks (the API server would be refused), or a failure to bind `addr`.
+    #[doc(hidden)]
     pub async fn serve(
         self,
         addr: SocketAddr,

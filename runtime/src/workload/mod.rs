@@ -33,7 +33,7 @@ use crate::controller::{Context, Kind, KindScope, ObjectOf, Terminal, Watched};
 
 pub use deployment::{deployment, report_deployment};
 pub use pod::{restricted_pod, zone_spread};
-pub use rollout::{Rollout, Step, min_available, plan, report_rollout, roll, stamp_template};
+pub use rollout::{Rollout, Step, min_available, report_rollout, roll, stamp_template};
 pub use stateful::{disruption_budget, headless_service, stateful_set, volume_claim};
 pub use status::{failed_status, write_status};
 

@@ -110,7 +110,7 @@ pub fn stamp_template(template: &mut PodTemplateSpec, annotation: &str, extra: &
 
 /// The rollout of `set` (as [`stamp_template`] stamped it with `annotation`) over its `pods`,
 /// keeping `min_available` of them ready.
-pub fn plan(set: &StatefulSet, annotation: &str, min_available: i32, pods: &[Pod]) -> Rollout {
+pub(crate) fn plan(set: &StatefulSet, annotation: &str, min_available: i32, pods: &[Pod]) -> Rollout {
     let name = set.name_any();
     let replicas = set.spec.replicas.unwrap_or(1);
     let hash = set.spec.template.metadata.as_ref().and_then(|m| m.annotations.as_ref()?.get(annotation).cloned());
