@@ -11,9 +11,10 @@
 # on 2 cores (18 under load), 1.9 GB of memory. Each crate then takes about two and a half
 # minutes (rustdoc of the baseline and of the working tree; rop with the features a
 # generated manager uses). Without a baseline (no tag yet, and none given) it says so and
-# checks nothing. It is not part of scripts/test.sh: the install alone would take a fifth of
-# CI's time on a fresh machine, and `cargo test -p rop --test public_api` already fails on any
-# change of the public API that public-api/ does not show.
+# checks nothing. CI (.ci/run) runs it after scripts/test.sh, against the newest tag; the
+# README's test command does not, as the install alone is a fifth of a cold CI run, and
+# `cargo test -p rop --test public_api` already fails on any change of the public API that
+# public-api/ does not show.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
