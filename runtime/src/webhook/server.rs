@@ -31,7 +31,6 @@ type Handler = Arc<dyn Fn(Value, Client) -> Pin<Box<dyn Future<Output = Value> +
 /// The manager's webhook server: a handler per path. Build it with [`Server::build`] from a
 /// list of [`Registration`]s; test it with [`Server::handle`]; run it in a manager
 /// (`Manager::add_webhooks`).
-#[derive(Default)]
 pub struct Server {
     handlers: BTreeMap<String, Handler>,
     conversions: BTreeMap<(String, String), KindConversion>,
@@ -75,9 +74,16 @@ impl Registration {
 }
 
 impl Server {
-    /// A server with no webhooks.
+    /// A server with no webhooks (`Server::build([])` is the public way to one).
     pub(crate) fn new() -> Server {
-        Server::default()
+        Server {
+            handlers: BTreeMap::new(),
+            conversions: BTreeMap::new(),
+            client_ca: None,
+            client: None,
+            metrics: Metrics::default(),
+            admission: Vec::new(),
+        }
     }
 
     /// Admits only callers with a client certificate signed by a CA in `path` (PEM, one or more
