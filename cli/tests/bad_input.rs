@@ -17,6 +17,8 @@ enum Setup {
     Project,
     /// The project, then a change made by `edit` (a user editing or breaking files).
     Edited(fn(&Path)),
+    /// An empty folder with what `make` puts there (no project).
+    EmptyWith(fn(&Path)),
 }
 
 struct Case {
@@ -140,6 +142,24 @@ fn cases() -> Vec<Case> {
             setup: Empty,
             code: 1,
             message: "the rop runtime crate is not at /nonexistent/runtime: pass --rop-path <checkout>/runtime or --rop-version <version>",
+        },
+        Case {
+            args: &["init", "--rop-path", "vendor/runtime"],
+            setup: EmptyWith(|d| {
+                std::fs::create_dir_all(d.join("vendor/runtime")).unwrap();
+                std::fs::write(d.join("vendor/runtime/Cargo.toml"), "[package]\nname = \"rop-core\"\n").unwrap();
+            }),
+            code: 1,
+            message: "vendor/runtime holds the package \"rop-core\", not rop's runtime crate: --rop-path must point at <checkout>/runtime",
+        },
+        Case {
+            args: &["init", "--rop-path", "vendor/runtime"],
+            setup: EmptyWith(|d| {
+                std::fs::create_dir_all(d.join("vendor/runtime")).unwrap();
+                std::fs::write(d.join("vendor/runtime/Cargo.toml"), "[package]\nname = \"rop\"\n").unwrap();
+            }),
+            code: 1,
+            message: "vendor/runtime has no rop-testenv beside it (vendor/testenv/Cargo.toml): a project's tests depend on it; give the runtime folder of a whole rop checkout, or copy its testenv folder there too",
         },
         Case {
             args: &["init", "--domian", "example.com"],
@@ -813,6 +833,7 @@ fn every_bad_input_is_refused_with_its_message_and_changes_nothing() {
         std::fs::create_dir(&dir).unwrap();
         match case.setup {
             Setup::Empty => {}
+            Setup::EmptyWith(make) => make(&dir),
             Setup::Project => project(&dir),
             Setup::Edited(edit) => {
                 project(&dir);

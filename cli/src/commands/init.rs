@@ -67,12 +67,7 @@ const PROJECT_FILES: [&str; 4] = [project::FILE, "Cargo.toml", "Makefile", "src/
 /// ([`RopDependency::testenv`]), and rop's crates share one version, so both resolve to one release.
 fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<RopDependency> {
     if let Some(relative) = args.rop_path.as_ref().filter(|p| p.is_relative()) {
-        if !root.join(relative).join("Cargo.toml").is_file() {
-            bail!(
-                "{} has no Cargo.toml: --rop-path must point at the rop runtime crate (<checkout>/runtime)",
-                relative.display()
-            );
-        }
+        check_rop_crates(&relative.display().to_string(), &root.join(relative))?;
         if relative.components().any(|c| c == std::path::Component::ParentDir) {
             crate::ui::warning(&format!(
                 "--rop-path {} leads out of the project by a relative path, which an image build (make docker-build) cannot follow: its build context is the project. Give an absolute path (make docker-context copies it into the build context) or a copy inside the project",
@@ -99,13 +94,37 @@ fn rop_dependency(root: &Path, args: &InitArgs) -> anyhow::Result<RopDependency>
             path.display()
         )
     })?;
-    if !path.join("Cargo.toml").is_file() {
+    check_rop_crates(&path.display().to_string(), &path)?;
+    Ok(RopDependency::path(&path.to_string_lossy().replace('\\', "/")))
+}
+
+/// Checks that `dir` (`shown` in messages: the path as the user gave it) is rop's runtime crate
+/// with rop-testenv beside it, as in a checkout (`<checkout>/runtime`, `<checkout>/testenv`):
+/// the project depends on both by path ([`RopDependency::testenv`]), and a folder without them
+/// would give a Cargo.toml cargo cannot load.
+///
+/// # Errors
+/// `dir` holds no Cargo.toml, another package than `rop`, or has no `rop-testenv` beside it.
+fn check_rop_crates(shown: &str, dir: &Path) -> anyhow::Result<()> {
+    let package = |dir: &Path| {
+        crate::cargo_manifest::read(dir).ok().and_then(|m| m.get("package")?.get("name")?.as_str().map(str::to_string))
+    };
+    match package(dir) {
+        Some(name) if name == "rop" => {}
+        Some(name) => bail!(
+            "{shown} holds the package {name:?}, not rop's runtime crate: --rop-path must point at <checkout>/runtime"
+        ),
+        None => bail!("{shown} has no Cargo.toml: --rop-path must point at the rop runtime crate (<checkout>/runtime)"),
+    }
+    let testenv = dir.join("../testenv");
+    if package(&testenv).as_deref() != Some("rop-testenv") {
+        let beside = Path::new(shown).parent().map_or_else(|| "testenv".into(), |p| p.join("testenv"));
         bail!(
-            "{} has no Cargo.toml: --rop-path must point at the rop runtime crate (<checkout>/runtime)",
-            path.display()
+            "{shown} has no rop-testenv beside it ({}/Cargo.toml): a project's tests depend on it; give the runtime folder of a whole rop checkout, or copy its testenv folder there too",
+            beside.display()
         );
     }
-    Ok(RopDependency::path(&path.to_string_lossy().replace('\\', "/")))
+    Ok(())
 }
 
 /// Runs `rop init` in `root`.
