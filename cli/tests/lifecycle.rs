@@ -309,7 +309,7 @@ fn a_relative_rop_path_stays_relative_for_vendored_builds() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("op");
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for krate in ["runtime", "core", "macros", "names"] {
+    for krate in ["runtime", "core", "macros", "names", "testenv"] {
         let to = dir.join("vendor").join(krate);
         std::fs::create_dir_all(&to).unwrap();
         std::fs::copy(repo.join(krate).join("Cargo.toml"), to.join("Cargo.toml")).unwrap();

@@ -267,7 +267,7 @@ impl<K: Kind> ControllerTest<K> {
         tokio::select! {
             value = wait => value,
             Ok(why) = ended.wait_for(Option::is_some) => {
-                panic!("{} while the test waited for it", why.as_deref().unwrap_or("the manager ended"))
+                panic!("while the test waited, {}", why.as_deref().unwrap_or("the manager ended"))
             }
         }
     }

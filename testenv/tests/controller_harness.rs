@@ -244,7 +244,7 @@ fn a_wait_fails_at_once_with_the_error_of_a_manager_that_did_not_start() {
     let message = message.downcast_ref::<String>().unwrap();
     assert_eq!(
         message,
-        "the manager failed: controller widget: its config sets a watch of v1 Secret, which the kind neither is nor names in #[rop(owns(...))] or #[rop(watches(...))] (it names: v1 ConfigMap): add the kind there, or remove the watch while the test waited for it"
+        "while the test waited, the manager failed: controller widget: its config sets a watch of v1 Secret, which the kind neither is nor names in #[rop(owns(...))] or #[rop(watches(...))] (it names: v1 ConfigMap): add the kind there, or remove the watch"
     );
     assert!(started.elapsed() < rop_testenv::WAIT, "not after the wait's time-out");
 }

@@ -21,10 +21,13 @@ pub enum MarkerError {
 pub fn insert(file: &str, text: &str, marker: &str, fragment: &str) -> Result<String, MarkerError> {
     let tag = format!("+rop:scaffold:{marker}");
     let lines: Vec<&str> = text.lines().collect();
-    let Some(at) = lines.iter().position(|l| {
+    let marked = lines.iter().position(|l| {
         let t = l.trim();
         (t.starts_with("//") || t.starts_with('#')) && t.trim_start_matches(['/', '#']).trim() == tag
-    }) else {
+    });
+    // A file from before its marker existed (a `use` marker added in a later release): a `use`
+    // line goes among the file's first `use` lines, where rustfmt sorts it.
+    let Some(at) = marked.or_else(|| end_of_first_uses(&lines).filter(|_| is_use_line(fragment))) else {
         return Err(MarkerError::Missing { file: file.into(), marker: marker.into() });
     };
     let wanted: Vec<&str> = fragment.lines().collect();
@@ -155,6 +158,20 @@ impl Normalizer {
 /// Where the single line `line` goes among the lines just above `marker` (the marker's own
 /// index when it goes last): when `line` is a `mod` or `use` item on one line, before the first
 /// of the consecutive items of its sort just above the marker that rustfmt puts after it.
+/// Whether `fragment` is one top-level `use` line.
+fn is_use_line(fragment: &str) -> bool {
+    let mut lines = fragment.lines();
+    lines.next().is_some_and(|l| l.starts_with("use ") && l.ends_with(';')) && lines.next().is_none()
+}
+
+/// The index of the line after the file's first run of top-level `use` lines, when a line
+/// follows it.
+fn end_of_first_uses(lines: &[&str]) -> Option<usize> {
+    let start = lines.iter().position(|l| l.starts_with("use "))?;
+    let end = start + lines[start..].iter().take_while(|l| l.starts_with("use ")).count();
+    (end < lines.len()).then_some(end)
+}
+
 fn sorted_place(lines: &[&str], marker: usize, line: &str) -> usize {
     let Some(key) = SortKey::of(line) else { return marker };
     let mut start = marker;
@@ -326,6 +343,18 @@ mod tests {
         assert_eq!(version_order("x_b", "xB"), std::cmp::Ordering::Less);
         assert_eq!(version_order("v1alpha1", "v1"), std::cmp::Ordering::Greater);
         assert_eq!(version_order("v9", "v10"), std::cmp::Ordering::Less);
+    }
+
+    #[test]
+    fn a_use_line_goes_among_the_first_uses_of_a_file_without_its_marker() {
+        let text = "//! A module.\n\nuse a::Memcached;\nuse b::Request;\n\nfn f() {}\n";
+        let out = insert("f.rs", text, "webhook-uses", "use b::{Defaulter, Denied};").unwrap();
+        assert_eq!(out, text.replace("use b::Request;\n", "use b::Request;\nuse b::{Defaulter, Denied};\n"));
+        let out = insert("f.rs", text, "webhook-uses", "use a::Apple;").unwrap();
+        assert_eq!(out, text.replace("use a::Memcached;", "use a::Apple;\nuse a::Memcached;"));
+        // Other fragments still need their marker.
+        assert!(insert("f.rs", text, "webhook-impls", "pub struct D;").is_err());
+        assert!(insert("f.rs", "fn f() {}\n", "webhook-uses", "use a::B;").is_err());
     }
 
     #[test]

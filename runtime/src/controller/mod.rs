@@ -111,7 +111,6 @@ use rop_core::CleanupOutcome;
 pub use kube::runtime::controller::Action;
 pub use kube::runtime::events::EventType;
 
-pub use crate::RelatedKind;
 pub use config::{Changes, Config, Watch};
 pub use context::Context;
 pub use error::Terminal;
@@ -119,6 +118,7 @@ pub use error::Terminal;
 pub use error::error_chain;
 pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
+pub use rop_core::RelatedKind;
 pub use rop_core::{Cleanup, NoFinalizer};
 pub(crate) use run::{RunOptions, start};
 pub use scope::{CleanupOf, Kind, ObjectOf};

@@ -8,13 +8,14 @@
 //! the tests say `skipped` and pass (they fail with `ROP_TESTENV_REQUIRE=1`).
 
 use rop::kube::api::PostParams;
+use rop::webhook::{Server, testing};
 use rop_testenv::TestEnv;
 
 /// The project's folder, where the manifests and samples are.
 const PROJECT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The webhook server the manager runs.
-fn server() -> rop::webhook::Server {
+fn server() -> Server {
     memcached_operator::webhook::server().expect("the webhooks register")
 }
 
@@ -31,13 +32,13 @@ fn memcached_v1_is_defaulted_by_the_api_server() {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
         let api = webhooks.api::<Memcached>();
         let sample = include_str!("../config/samples/cache_v1_memcached.yaml");
-        let object = rop::webhook::testing::sample(sample);
+        let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;
         let created = created.expect("the API server admits the sample");
         let calls = webhooks.defaulter_calls::<Memcached>();
         assert_eq!(calls, 1, "the API server called the defaulter once");
         let defaulter = MemcachedDefaulter;
-        let again = rop::webhook::testing::defaulted(&defaulter, &created).await;
+        let again = testing::defaulted(&defaulter, &created).await;
         let changed = rop_testenv::diff(&created, &again.expect("it is defaulted"));
         assert!(changed.is_empty(), "defaulted again: {changed:?}");
         webhooks.stop().await;
@@ -56,7 +57,7 @@ fn memcached_v1_is_validated_by_the_api_server() {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
         let api = webhooks.api::<Memcached>();
         let sample = include_str!("../config/samples/cache_v1_memcached.yaml");
-        let object = rop::webhook::testing::sample(sample);
+        let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;
         created.expect("the API server admits the sample");
         let calls = webhooks.validator_calls::<Memcached>();
@@ -81,7 +82,7 @@ fn memcached_v1beta1_is_converted_by_the_api_server() {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
         let (api, hub) = (webhooks.api::<Spoke>(), webhooks.api::<Hub>());
         let sample = include_str!("../config/samples/cache_v1beta1_memcached.yaml");
-        let object = rop::webhook::testing::sample(sample);
+        let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;
         let created = created.expect("the API server stores the sample");
         let lost = rop_testenv::lost(&object.spec, &created.spec);
@@ -89,7 +90,7 @@ fn memcached_v1beta1_is_converted_by_the_api_server() {
         let name = created.metadata.name.clone().unwrap_or_default();
         let stored = hub.get(&name).await.expect("it reads as v1");
         let hub_version = "cache.example.com/v1";
-        let converted = rop::webhook::testing::convert(&server(), hub_version, &created).await;
+        let converted = testing::convert(&server(), hub_version, &created).await;
         let converted: Hub = converted.expect("it converts to the hub");
         assert_eq!(stored.spec, converted.spec);
         let calls = webhooks.conversion_calls();

@@ -8,13 +8,14 @@
 //! the tests say `skipped` and pass (they fail with `ROP_TESTENV_REQUIRE=1`).
 
 use rop::kube::api::PostParams;
+use rop::webhook::{Server, testing};
 use rop_testenv::TestEnv;
 
 /// The project's folder, where the manifests and samples are.
 const PROJECT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The webhook server the manager runs.
-fn server() -> rop::webhook::Server {
+fn server() -> Server {
     memcached_operator::webhook::server().expect("the webhooks register")
 }
 
@@ -31,13 +32,13 @@ fn memcached_v1_is_defaulted_by_the_api_server() {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
         let api = webhooks.api::<Memcached>();
         let sample = include_str!("../config/samples/cache_v1_memcached.yaml");
-        let object = rop::webhook::testing::sample(sample);
+        let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;
         let created = created.expect("the API server admits the sample");
         let calls = webhooks.defaulter_calls::<Memcached>();
         assert_eq!(calls, 1, "the API server called the defaulter once");
         let defaulter = MemcachedDefaulter;
-        let again = rop::webhook::testing::defaulted(&defaulter, &created).await;
+        let again = testing::defaulted(&defaulter, &created).await;
         let changed = rop_testenv::diff(&created, &again.expect("it is defaulted"));
         assert!(changed.is_empty(), "defaulted again: {changed:?}");
         webhooks.stop().await;

@@ -8,13 +8,14 @@
 //! the tests say `skipped` and pass (they fail with `ROP_TESTENV_REQUIRE=1`).
 
 use rop::kube::api::PostParams;
+use rop::webhook::{Server, testing};
 use rop_testenv::TestEnv;
 
 /// The project's folder, where the manifests and samples are.
 const PROJECT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The webhook server the manager runs.
-fn server() -> rop::webhook::Server {
+fn server() -> Server {
     memcached_operator::webhook::server().expect("the webhooks register")
 }
 
@@ -30,7 +31,7 @@ fn memcached_v1_is_validated_by_the_api_server() {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
         let api = webhooks.api::<Memcached>();
         let sample = include_str!("../config/samples/cache_v1_memcached.yaml");
-        let object = rop::webhook::testing::sample(sample);
+        let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;
         created.expect("the API server admits the sample");
         let calls = webhooks.validator_calls::<Memcached>();

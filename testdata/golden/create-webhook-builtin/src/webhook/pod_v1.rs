@@ -22,7 +22,7 @@ impl Validator for PodValidator {
     async fn validate_create(&self, object: &Pod, _request: &Request<'_, Self::Kind>) -> Verdict {
         tracing::debug!(name = ?object.metadata.name, "validating the creation of Pod");
         // TODO(user): check the new object, e.g.
-        // `return Err(Denied::new("spec.size must be even"));` (with `use rop::webhook::Denied;`)
+        // `return Err(Denied::new("spec.size must be even"));` (`rop::webhook::Denied`)
         Ok(vec![])
     }
 

@@ -25,7 +25,7 @@ impl Validator for MemcachedValidator {
     ) -> Verdict {
         tracing::debug!(name = ?object.metadata.name, "validating the creation of Memcached");
         // TODO(user): check the new object, e.g.
-        // `return Err(Denied::new("spec.size must be even"));` (with `use rop::webhook::Denied;`)
+        // `return Err(Denied::new("spec.size must be even"));` (`rop::webhook::Denied`)
         Ok(vec![])
     }
 
