@@ -513,7 +513,7 @@ while len(ports) < 2:
         ports.append(port)
 print(*ports)')
   KUBECONFIG="$MANAGER_KUBECONFIG" RUST_LOG=info SELECTOR_BENCH_VARIANT=$variant SELECTOR_BENCH_COUNTS="$w/pod-events" \
-    "$sel_o/selector-manager" --metrics-bind-address "127.0.0.1:$metrics_port" \
+    "$sel_o/selector-manager" --metrics-bind-address "127.0.0.1:$metrics_port" --metrics-secure=false \
     --health-probe-bind-address "127.0.0.1:$probe_port" --enable-webhooks=false >"$w/manager.log" 2>&1 &
   local manager_pid=$!
   # A failed run leaves no manager behind (the API server stops when this subshell's end of

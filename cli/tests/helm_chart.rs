@@ -321,7 +321,7 @@ fn self_managed_certificates_render_the_managers_secret_and_rbac() {
     assert_eq!(
         pod["containers"][0]["args"],
         yaml(
-            "[--leader-elect, --health-probe-bind-address=:8081, --metrics-bind-address=:8080, --webhook-cert-mode=self-managed, --webhook-name-prefix=other-release-shop-]"
+            "[--leader-elect, --health-probe-bind-address=:8081, --metrics-bind-address=:8443, --webhook-cert-mode=self-managed, --webhook-name-prefix=other-release-shop-]"
         )
     );
     assert_eq!(

@@ -154,7 +154,7 @@ fn the_self_managed_component_replaces_cert_manager() {
     assert_eq!(
         pod["containers"][0]["args"],
         yaml(
-            "[--leader-elect, --health-probe-bind-address=:8081, --metrics-bind-address=:8080, --webhook-cert-mode=self-managed]"
+            "[--leader-elect, --health-probe-bind-address=:8081, --metrics-bind-address=:8443, --webhook-cert-mode=self-managed]"
         )
     );
     assert_eq!(
@@ -229,7 +229,7 @@ fn make_run_serves_the_webhooks_only_with_a_url() {
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         stdout.lines().skip_while(|l| !l.starts_with("POD_NAMESPACE=")).collect::<Vec<_>>().join("\n")
     };
-    let flags = "cargo run --bin manager -- \\\n\t--metrics-bind-address=:8080 --health-probe-bind-address=:8081";
+    let flags = "cargo run --bin manager -- \\\n\t--metrics-bind-address=:8080 --metrics-secure=false --health-probe-bind-address=:8081";
     assert_eq!(run(&[]), format!("POD_NAMESPACE=default ENABLE_WEBHOOKS=false {flags}"));
     assert_eq!(
         run(&["WEBHOOK_URL=https://192.168.1.20:9443"]),

@@ -46,8 +46,10 @@
 //!   terminal, OTLP traces with the `otel` feature);
 //! - connects with the in-cluster service account or the kubeconfig (`KUBECONFIG`);
 //! - serves `/metrics` on `--metrics-bind-address` (controller-runtime's reconcile metrics, and
-//!   whatever the project registers in [`Manager::metrics_registry`]) and `/healthz` and
-//!   `/readyz` on `--health-probe-bind-address`;
+//!   whatever the project registers in [`Manager::metrics_registry`]): over HTTPS, and only to
+//!   callers whose bearer token the API server authenticates (TokenReview) and authorizes for
+//!   `get` on `/metrics` (SubjectAccessReview), unless `--metrics-secure=false`, as
+//!   kubebuilder's manager; and `/healthz` and `/readyz` on `--health-probe-bind-address`;
 //! - serves the webhooks over HTTPS on `--webhook-bind-address` with the certificate in
 //!   `--webhook-cert-dir`, on every replica, unless `--enable-webhooks=false`;
 //! - with `--leader-elect`, competes for the Lease `--leader-election-id` as client-go does
@@ -62,6 +64,8 @@
 mod certs;
 mod client;
 mod leader;
+mod metrics_access;
+mod metrics_server;
 mod options;
 mod probes;
 mod signal;
@@ -137,6 +141,9 @@ pub(crate) enum Problem {
         #[source]
         source: std::io::Error,
     },
+    /// The secure metrics server's certificate cannot be read or made.
+    #[error(transparent)]
+    MetricsCertificate(metrics_server::CertificateError),
     /// A server stopped with an error.
     #[error("the {server} server failed")]
     Serve {
@@ -318,7 +325,7 @@ impl Manager {
             Some(client) => client,
             None => client::connect().await?,
         };
-        let servers = start_servers(&options, registry, readiness.clone(), &shutdown).await?;
+        let servers = start_servers(&options, registry, readiness.clone(), &client, &shutdown).await?;
         let leader = options.leader_elect.then(|| {
             let identity = options.leader_election_identity.clone();
             leader::Leader::start(client.clone(), &options.leader_election_namespace, &lease, identity, timing)
@@ -438,25 +445,31 @@ fn stop_on_failure(server: Server, shutdown: CancellationToken) -> Server {
     })
 }
 
-/// Starts the metrics and health servers that are enabled.
+/// Starts the metrics and health servers that are enabled: the metrics over HTTPS to callers
+/// the API server authorizes unless `--metrics-secure=false`.
 async fn start_servers(
     options: &Options,
     registry: Registry,
     readiness: Readiness,
+    client: &Client,
     shutdown: &CancellationToken,
 ) -> Result<Vec<Server>, Error> {
     let mut servers = Vec::new();
+    let metrics = probes::metrics_router(std::sync::Arc::new(registry));
     let enabled = [
-        ("metrics", options.metrics_bind_address, probes::metrics_router(std::sync::Arc::new(registry))),
+        ("metrics", options.metrics_bind_address, metrics),
         ("health", options.health_probe_bind_address, probes::health_router(readiness)),
     ];
     for (server, BindAddress(addr), router) in enabled {
         let Some(addr) = addr else { continue };
-        let task = probes::spawn(server, addr, router, shutdown.clone()).await.map_err(|source| Problem::Bind {
-            server,
-            addr,
-            source,
-        })?;
+        let bound = if server == "metrics" && options.metrics_secure {
+            let tls =
+                metrics_server::Tls::new(options.metrics_cert_dir.as_deref()).map_err(Problem::MetricsCertificate)?;
+            metrics_server::spawn(addr, metrics_server::secure(router, client.clone()), tls, shutdown.clone())
+        } else {
+            probes::spawn(server, addr, router, shutdown.clone()).await
+        };
+        let task = bound.map_err(|source| Problem::Bind { server, addr, source })?;
         servers.push(tokio::spawn(async move {
             match task.await {
                 Ok(served) => served.map_err(|source| Problem::Serve { server, source }.into()),

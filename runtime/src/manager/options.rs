@@ -48,9 +48,25 @@ impl FromStr for BindAddress {
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 #[non_exhaustive]
 pub struct Options {
-    /// Address of the Prometheus `/metrics` endpoint; `0` disables it.
-    #[arg(long, default_value = "0.0.0.0:8080")]
+    /// Address of the Prometheus `/metrics` endpoint; `0` disables it. kubebuilder serves it
+    /// on `:8443` over HTTPS, and on `:8080` with `--metrics-secure=false`.
+    #[arg(long, default_value = "0.0.0.0:8443")]
     pub metrics_bind_address: BindAddress,
+
+    /// Serve `/metrics` over HTTPS (HTTP/1.1 only), and only to callers whose bearer token the
+    /// API server authenticates (a TokenReview) and authorizes for `get` on the non-resource
+    /// URL `/metrics` (a SubjectAccessReview; `config/rbac/metrics_reader_role.yaml` grants
+    /// it), as kubebuilder's manager does. `false` serves plain HTTP to anyone who reaches the
+    /// port, for a manager run on a developer's machine.
+    #[arg(long, env = "METRICS_SECURE", default_value = "true", action = clap::ArgAction::Set)]
+    pub metrics_secure: bool,
+
+    /// Folder holding the secure metrics server's certificate, `tls.crt` and `tls.key` (a
+    /// `kubernetes.io/tls` Secret such as cert-manager's), reloaded when they change;
+    /// kubebuilder's `--metrics-cert-path`. Unset, the manager makes a self-signed certificate
+    /// in memory at start.
+    #[arg(long)]
+    pub metrics_cert_dir: Option<PathBuf>,
 
     /// Address of the `/healthz` and `/readyz` endpoints; `0` disables them.
     #[arg(long, default_value = "0.0.0.0:8081")]
@@ -291,7 +307,8 @@ mod tests {
     #[test]
     fn the_default_is_the_flags_defaults_without_the_environment() {
         let defaults = Options::default();
-        assert_eq!(defaults.metrics_bind_address, BindAddress(Some("0.0.0.0:8080".parse().unwrap())));
+        assert_eq!(defaults.metrics_bind_address, BindAddress(Some("0.0.0.0:8443".parse().unwrap())));
+        assert!(defaults.metrics_secure);
         assert_eq!(defaults.webhook_cert_lifetime, Duration::from_secs(2160 * 3600));
         assert_eq!(defaults.leader_election_namespace, "default");
         assert_eq!(defaults.leader_elect_lease_duration, LeaderElectionTiming::DEFAULT.lease_duration);
@@ -305,10 +322,21 @@ mod tests {
     #[test]
     fn the_defaults_are_kubebuilders_ports() {
         let args = Args::try_parse_from(["manager"]).unwrap();
-        assert_eq!(args.manager.metrics_bind_address, BindAddress(Some("0.0.0.0:8080".parse().unwrap())));
+        assert_eq!(args.manager.metrics_bind_address, BindAddress(Some("0.0.0.0:8443".parse().unwrap())));
+        assert!(args.manager.metrics_secure, "metrics are served over HTTPS to authorized callers");
+        assert_eq!(args.manager.metrics_cert_dir, None);
         assert_eq!(args.manager.health_probe_bind_address, BindAddress(Some("0.0.0.0:8081".parse().unwrap())));
         assert_eq!(args.manager.webhook_bind_address, "0.0.0.0:9443".parse().unwrap());
         assert!(!args.manager.leader_elect);
+    }
+
+    #[test]
+    fn metrics_over_plain_http_are_asked_for_by_name() {
+        let args = Args::try_parse_from(["manager", "--metrics-secure=false", "--metrics-bind-address=:8080"]).unwrap();
+        assert!(!args.manager.metrics_secure);
+        assert_eq!(args.manager.metrics_bind_address, BindAddress(Some("0.0.0.0:8080".parse().unwrap())));
+        let err = Args::try_parse_from(["manager", "--metrics-secure=no"]).unwrap_err();
+        assert!(err.to_string().contains("invalid value 'no' for '--metrics-secure <METRICS_SECURE>'"), "{err}");
     }
 
     #[test]

@@ -207,14 +207,6 @@ pub fn check_client_ca(path: &Path) -> Result<(), ServeError> {
     client_verifier(path, Arc::new(ring_provider())).map(drop)
 }
 
-/// When the files last changed, to reload them.
-fn modified(files: &Files) -> Option<Vec<SystemTime>> {
-    let time = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
-    let mut paths = vec![files.dir.join(CERT_FILE), files.dir.join(KEY_FILE)];
-    paths.extend(files.client_ca.clone());
-    paths.iter().map(|p| time(p)).collect()
-}
-
 impl Server {
     /// Serves the webhooks over HTTPS on `addr` with the certificate in `cert_dir`
     /// ([`CERT_FILE`], [`KEY_FILE`]) until `shutdown` completes, then lets requests in flight
@@ -311,21 +303,41 @@ impl Server {
 }
 
 async fn reload_on_change(tls: RustlsConfig, files: Files) {
-    let mut seen = modified(&files);
+    let mut paths = vec![files.dir.join(CERT_FILE), files.dir.join(KEY_FILE)];
+    paths.extend(files.client_ca.clone());
+    reload_when_changed(tls, paths, move || load(&files), "webhook").await;
+}
+
+/// Checks the files `paths` every 30 s and, when one changed, serves the TLS configuration
+/// `load` builds from them from then on. A configuration that cannot be built yet (cert-manager
+/// writes the certificate and the key one after the other) is tried again next time. `server`
+/// names the server in the logs (`webhook`, `metrics`).
+pub(crate) async fn reload_when_changed<E: std::fmt::Display>(
+    tls: RustlsConfig,
+    paths: Vec<PathBuf>,
+    load: impl Fn() -> Result<ServerConfig, E>,
+    server: &'static str,
+) {
+    let modified = || {
+        paths
+            .iter()
+            .map(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok())
+            .collect::<Option<Vec<SystemTime>>>()
+    };
+    let mut seen = modified();
     loop {
         tokio::time::sleep(RELOAD_EVERY).await;
-        let now = modified(&files);
+        let now = modified();
         if now.is_none() || now == seen {
             continue;
         }
-        match load(&files) {
+        match load() {
             Ok(config) => {
                 tls.reload_from_config(Arc::new(config));
                 seen = now;
-                tracing::info!(dir = %files.dir.display(), "reloaded the webhook server certificate");
+                tracing::info!(server, "reloaded the server certificate");
             }
-            // cert-manager writes the two files one after the other: try again next time.
-            Err(e) => tracing::warn!(error = %e, "cannot reload the webhook server certificate yet"),
+            Err(e) => tracing::warn!(server, error = %e, "cannot reload the server certificate yet"),
         }
     }
 }
