@@ -88,7 +88,14 @@ fn a_file_without_a_crd_is_refused() {
         &dir,
         &["pod.yaml"],
         2,
-        "error: pod.yaml: no CustomResourceDefinition in it (it holds v1 Pod): rop import reads CRD YAML (apiextensions.k8s.io/v1), such as `kubectl get crd NAME -o yaml` writes\n",
+        "error: pod.yaml: no CustomResourceDefinition in it (it holds a v1 Pod): rop import reads CRD YAML or JSON (apiextensions.k8s.io/v1), such as `kubectl get crd NAME -o yaml` writes\n",
+    );
+    std::fs::write(dir.join("empty.yaml"), "# nothing yet\n").unwrap();
+    refused(
+        &dir,
+        &["empty.yaml"],
+        2,
+        "error: empty.yaml: no CustomResourceDefinition in it (it holds no YAML documents): rop import reads CRD YAML or JSON (apiextensions.k8s.io/v1), such as `kubectl get crd NAME -o yaml` writes\n",
     );
     refused(
         &dir,

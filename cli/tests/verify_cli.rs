@@ -46,7 +46,7 @@ fn warnings_alone_exit_zero_and_other_kinds_are_noted() {
     assert_eq!(
         stdout,
         format!(
-            "{file}#1: note: skipped a Namespace document (not a CustomResourceDefinition)\n\
+            "{file}#1: note: skipped a v1 Namespace (not a CustomResourceDefinition)\n\
 {file}#2: warning[versions.non-kube-like] spec.versions[0].name: \"stable\" is not a Kube-like version name, so it sorts after every v<N>[alpha|beta<M>] version in discovery (fix: use a name such as v1, v1beta1 or v2alpha1)\n\
 1 file, 1 CRD: 0 errors, 1 warning\n"
         )
@@ -103,18 +103,72 @@ fn a_projects_conversion_webhook_answers_the_strategy_none_warning() {
 /// `-` is standard input.
 #[test]
 fn a_dash_reads_standard_input() {
-    use std::io::Write;
     let text = std::fs::read_to_string(corpus("invalid/018-versions.non-kube-like.yaml")).unwrap();
+    let (stdout, _, code) = run_stdin(&text);
+    assert!(stdout.starts_with("-: warning[versions.non-kube-like] spec.versions[0].name:"), "{stdout}");
+    assert!(stdout.ends_with("1 file, 1 CRD: 0 errors, 1 warning\n"), "{stdout}");
+    assert_eq!(code, 0);
+}
+
+/// Runs `rop verify -` with `input` on standard input: stdout, stderr, exit code.
+fn run_stdin(input: &str) -> (String, String, i32) {
+    use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_rop"))
         .args(["verify", "-"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.starts_with("-: warning[versions.non-kube-like] spec.versions[0].name:"), "{stdout}");
-    assert!(stdout.ends_with("1 file, 1 CRD: 0 errors, 1 warning\n"), "{stdout}");
-    assert_eq!(out.status.code(), Some(0));
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), out.status.code().unwrap())
+}
+
+/// Indents a YAML document to be an item of a `List`'s `items`.
+fn as_item(yaml: &str) -> String {
+    yaml.lines().enumerate().map(|(i, line)| format!("{}{line}\n", if i == 0 { "- " } else { "  " })).collect()
+}
+
+/// `kubectl get crd -o yaml` writes a `v1 List`: its items are checked, and an invalid one fails
+/// the run; the API's own `CustomResourceDefinitionList` too.
+#[test]
+fn the_items_of_a_list_are_checked() {
+    let valid = std::fs::read_to_string(corpus("valid/045-structural.missing-type.yaml")).unwrap();
+    let invalid = std::fs::read_to_string(corpus("invalid/045-structural.missing-type.yaml")).unwrap();
+    let list = format!("apiVersion: v1\nkind: List\nitems:\n{}{}", as_item(&valid), as_item(&invalid));
+    let (stdout, _, code) = run_stdin(&list);
+    assert_eq!(
+        stdout,
+        "- items[1]: error[structural.missing-type] spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: \
+Required value: must not be empty for specified object fields (fix: set type (object, array, string, integer, number or boolean), \
+or x-kubernetes-preserve-unknown-fields: true for free-form data)\n1 file, 2 CRDs: 1 error, 0 warnings\n"
+    );
+    assert_eq!(code, 1);
+
+    let api_list =
+        format!("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinitionList\nitems:\n{}", as_item(&valid));
+    let (stdout, _, code) = run_stdin(&api_list);
+    assert_eq!((stdout.as_str(), code), ("1 file, 1 CRD: 0 errors, 0 warnings\n", 0));
+}
+
+/// Input without a CRD checks nothing: it is an error (exit 2) saying what the input held,
+/// so that a gate built on `rop verify` cannot pass by reading the wrong thing.
+#[test]
+fn input_without_a_crd_is_an_error_that_says_what_it_held() {
+    let (stdout, stderr, code) = run_stdin("");
+    assert_eq!(stdout, "-: note: no YAML documents\n1 file, 0 CRDs: 0 errors, 0 warnings\n");
+    assert_eq!(
+        stderr,
+        "error: no CustomResourceDefinition to check in - (no YAML documents); rop verify reads CRDs (apiextensions.k8s.io) as YAML or JSON, one per document or as the items of a List, such as `kubectl get crd -o yaml` or `kubectl kustomize config/crd` writes\n"
+    );
+    assert_eq!(code, 2);
+
+    let (stdout, stderr, code) = run_stdin("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap}\n");
+    assert_eq!(
+        stdout,
+        "- items[0]: note: skipped a v1 ConfigMap (not a CustomResourceDefinition)\n1 file, 0 CRDs: 0 errors, 0 warnings\n"
+    );
+    assert!(stderr.starts_with("error: no CustomResourceDefinition to check in - (a v1 ConfigMap); "), "{stderr}");
+    assert_eq!(code, 2);
 }

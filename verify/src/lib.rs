@@ -56,6 +56,6 @@ mod rules;
 pub mod samples;
 
 pub use crd::{verify_crd, verify_yaml};
-pub use documents::{VerifyError, is_crd, yaml_documents};
+pub use documents::{CrdInput, FoundCrd, VerifyError, crd_documents, document_label, is_crd, yaml_documents};
 pub use report::{Finding, Unbounded};
 pub use rules::{COMPAT_RULES, RULES, Rule, RuleInfo, SAMPLE_RULES, Severity};

@@ -38,7 +38,7 @@ pub fn check(
             ui::detail(&format!("{}: new since {rev}, nothing to compare", file.path));
             continue;
         };
-        let Some(old) = rop_verify::yaml_documents(&text)?.into_iter().map(|(_, d)| d).find(rop_verify::is_crd) else {
+        let Some(old) = rop_verify::crd_documents(&text)?.crds.into_iter().map(|found| found.crd).next() else {
             continue;
         };
         compared += 1;
@@ -79,9 +79,9 @@ pub fn check(
             continue;
         }
         let Some(text) = git.show(&old_file)? else { continue };
-        let Ok(docs) = rop_verify::yaml_documents(&text) else { continue };
-        for (_, doc) in docs.iter().filter(|(_, d)| rop_verify::is_crd(d)) {
-            let name = doc["metadata"]["name"].as_str().unwrap_or_default();
+        let Ok(input) = rop_verify::crd_documents(&text) else { continue };
+        for found in &input.crds {
+            let name = found.crd["metadata"]["name"].as_str().unwrap_or_default();
             let shown = old_file.strip_prefix(root).unwrap_or(&old_file).display().to_string();
             let finding = super::verify_against::crd_removed(name);
             names.insert(name.to_string());

@@ -7,9 +7,10 @@
 //! ```
 //!
 //! For a file with more than one YAML document the file is written `path/to/file.yaml#N`
-//! (N counts documents from 1). A document that is not a CRD is skipped with a `note:` line.
-//! The last line is a summary. Exit code 1 if any error was found (or a file could not be
-//! read), else 0.
+//! (N counts documents from 1), and an item of a `v1 List` or `CustomResourceDefinitionList`
+//! (what `kubectl get crd -o yaml` writes) `path/to/file.yaml items[I]`. A document that is not
+//! a CRD is skipped with a `note:` line. The last line is a summary. Exit code 1 if any error
+//! was found (or a file could not be read), 2 if no file held a CRD, else 0.
 //!
 //! With `--against OLD`, the files are instead compared with an older revision of their CRDs
 //! (see [`super::verify_against`]).
@@ -23,8 +24,9 @@ use clap::Args;
 /// Arguments of `rop verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// CRD YAML files to check (multi-document files are fine; non-CRD documents are skipped);
-    /// `-` reads standard input.
+    /// CRD YAML or JSON files to check (multi-document files and `kind: List` are fine;
+    /// non-CRD documents are skipped, and input without any CRD is an error); `-` reads
+    /// standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -52,6 +54,8 @@ struct Totals {
     crds: usize,
     errors: usize,
     warnings: usize,
+    /// The files read that hold no CRD, each with what it held.
+    without_crds: Vec<String>,
 }
 
 /// Runs `rop verify`; prints the findings and a summary to stdout.
@@ -97,6 +101,15 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
     if !unreadable.is_empty() {
         bail!("could not check {} (see the error lines above)", unreadable.join(", "));
     }
+    if totals.crds == 0 {
+        // A gate that checked nothing must not pass: `kubectl get crd -o yaml` of the wrong
+        // thing, an empty pipe, a path to the wrong file.
+        return Err(super::UsageError::new(format!(
+            "no CustomResourceDefinition to check in {}; rop verify reads CRDs (apiextensions.k8s.io) as YAML or JSON, one per document or as the items of a List, such as `kubectl get crd -o yaml` or `kubectl kustomize config/crd` writes",
+            totals.without_crds.join(", ")
+        ))
+        .into());
+    }
     if totals.errors > 0 {
         bail!(
             "the API server would reject {} (see the errors above)",
@@ -120,23 +133,26 @@ fn verify_file(
     } else {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?
     };
-    let docs = rop_verify::yaml_documents(&text)?;
-    let multi = docs.len() > 1;
-    let mut lines = Vec::new();
-    if docs.is_empty() {
-        lines.push(format!("{shown}: note: no YAML documents"));
+    let input = rop_verify::crd_documents(&text)?;
+    let label = |document, item| rop_verify::document_label(shown, input.documents, document, item);
+    // Notes and findings in input order, by the (document, item) each is about.
+    let mut placed: Vec<(Place, Vec<String>)> = Vec::new();
+    if input.documents == 0 {
+        placed.push(((0, None), vec![format!("{shown}: note: no YAML documents")]));
     }
-    for (index, doc) in &docs {
-        let label = if multi { format!("{shown}#{}", index + 1) } else { shown.to_string() };
-        if !rop_verify::is_crd(doc) {
-            let kind = doc.get("kind").and_then(|k| k.as_str()).unwrap_or("<no kind>");
-            let article = if kind.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
-            lines.push(format!("{label}: note: skipped {article} {kind} document (not a CustomResourceDefinition)"));
-            continue;
-        }
+    for (document, item, what) in &input.skipped {
+        let note = format!("{}: note: skipped {what} (not a CustomResourceDefinition)", label(*document, *item));
+        placed.push(((*document, *item), vec![note]));
+    }
+    if input.crds.is_empty() {
+        totals.without_crds.push(format!("{shown} ({})", input.held()));
+    }
+    for found in &input.crds {
         totals.crds += 1;
-        let name = doc.pointer("/metadata/name").and_then(|n| n.as_str()).unwrap_or_default();
-        for finding in rop_verify::verify_crd(doc) {
+        let label = label(found.document, found.item);
+        let name = found.crd.pointer("/metadata/name").and_then(|n| n.as_str()).unwrap_or_default();
+        let mut lines = Vec::new();
+        for finding in rop_verify::verify_crd(&found.crd) {
             if finding.rule == rop_verify::Rule::ConversionNoneSchemasDiffer && converted.contains(name) {
                 lines.push(format!(
                     "{label}: note: {} not reported: PROJECT gives {name} a conversion webhook, which config/crd/patches/ sets when kustomize builds config/",
@@ -151,9 +167,14 @@ fn verify_file(
             }
             lines.push(format!("{label}: {finding}"));
         }
+        placed.push(((found.document, found.item), lines));
     }
-    Ok(lines)
+    placed.sort_by_key(|(place, _)| *place);
+    Ok(placed.into_iter().flat_map(|(_, lines)| lines).collect())
 }
+
+/// Where in the input: a document's index, and an item's in a list.
+type Place = (usize, Option<usize>);
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }

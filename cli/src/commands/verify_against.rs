@@ -305,40 +305,30 @@ fn expand(root: &Path, paths: &[PathBuf], side: &str) -> anyhow::Result<Vec<(Pat
     Ok(out)
 }
 
-/// The CRD documents of a YAML text, including the items of a `kind: List` (what `kubectl get
-/// crds -o yaml` writes); other documents are skipped. A `v1beta1` CRD or one without a name is
-/// a [`UsageError`].
+/// The CRDs of a YAML or JSON text, read as `rop verify` reads them
+/// ([`rop_verify::crd_documents`]: the items of a `v1 List` too, what `kubectl get crds -o
+/// yaml` writes); other documents are skipped. A `v1beta1` CRD or one without a name is a
+/// [`UsageError`].
 fn crds_of(text: &str, shown: &str) -> anyhow::Result<Vec<Crd>> {
-    let docs = rop_verify::yaml_documents(text).map_err(|e| UsageError::new(format!("{shown}: {e}")))?;
-    let multi = docs.len() > 1;
+    let input = rop_verify::crd_documents(text).map_err(|e| UsageError::new(format!("{shown}: {e}")))?;
     let mut crds = Vec::new();
-    for (index, doc) in docs {
-        let label = if multi { format!("{shown}#{}", index + 1) } else { shown.to_string() };
-        let items: Vec<(String, Value)> = match doc.get("items").and_then(Value::as_array) {
-            Some(items) if doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) => {
-                items.iter().enumerate().map(|(i, item)| (format!("{label} items[{i}]"), item.clone())).collect()
-            }
-            _ => vec![(label, doc)],
-        };
-        for (label, doc) in items {
-            if !rop_verify::is_crd(&doc) {
-                continue;
-            }
-            let version = doc.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-            if version != "apiextensions.k8s.io/v1" {
-                return Err(UsageError::new(format!(
-                    "{label}: a CustomResourceDefinition of {version}; only apiextensions.k8s.io/v1 CRDs are compared (fix: convert it to v1, e.g. read it back from a cluster with kubectl get crd NAME -o yaml)"
-                ))
-                .into());
-            }
-            if crd_name(&doc).is_empty() {
-                return Err(UsageError::new(format!(
-                    "{label}: the CRD has no metadata.name (fix: name it <plural>.<group>)"
-                ))
-                .into());
-            }
-            crds.push(Crd { label, doc });
+    for found in input.crds {
+        let label = rop_verify::document_label(shown, input.documents, found.document, found.item);
+        let doc = found.crd;
+        let version = doc.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        if version != "apiextensions.k8s.io/v1" {
+            return Err(UsageError::new(format!(
+                "{label}: a CustomResourceDefinition of {version}; only apiextensions.k8s.io/v1 CRDs are compared (fix: convert it to v1, e.g. read it back from a cluster with kubectl get crd NAME -o yaml)"
+            ))
+            .into());
         }
+        if crd_name(&doc).is_empty() {
+            return Err(UsageError::new(format!(
+                "{label}: the CRD has no metadata.name (fix: name it <plural>.<group>)"
+            ))
+            .into());
+        }
+        crds.push(Crd { label, doc });
     }
     Ok(crds)
 }

@@ -365,32 +365,14 @@ impl Filter {
 fn read_file(path: &Path, shown: &Path, filters: &[Filter], types_only: bool) -> anyhow::Result<Vec<Imported>> {
     let name = shown.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| UsageError::new(format!("{name}: cannot read it: {e}")))?;
-    let docs = rop_verify::yaml_documents(&text).map_err(|e| UsageError::new(format!("{name}: {e}")))?;
-    let mut crds = Vec::new();
-    let mut others = Vec::new();
-    for (index, doc) in docs {
-        // `kubectl get crd -o yaml` of several CRDs is a List.
-        if doc["kind"] == "List" {
-            for item in doc["items"].as_array().into_iter().flatten() {
-                if rop_verify::is_crd(item) {
-                    crds.push((index, item.clone()));
-                }
-            }
-        } else if rop_verify::is_crd(&doc) {
-            crds.push((index, doc));
-        } else {
-            others.push(match (doc["apiVersion"].as_str(), doc["kind"].as_str()) {
-                (Some(api_version), Some(kind)) => format!("{api_version} {kind}"),
-                _ => "a document without apiVersion and kind".to_string(),
-            });
-        }
-    }
-    if crds.is_empty() {
+    let input = rop_verify::crd_documents(&text).map_err(|e| UsageError::new(format!("{name}: {e}")))?;
+    if input.crds.is_empty() {
         bail!(UsageError::new(format!(
-            "{name}: no CustomResourceDefinition in it{}: rop import reads CRD YAML (apiextensions.k8s.io/v1), such as `kubectl get crd NAME -o yaml` writes",
-            if others.is_empty() { String::new() } else { format!(" (it holds {})", others.join(", ")) }
+            "{name}: no CustomResourceDefinition in it (it holds {}): rop import reads CRD YAML or JSON (apiextensions.k8s.io/v1), such as `kubectl get crd NAME -o yaml` writes",
+            input.held()
         )));
     }
+    let crds = input.crds.into_iter().map(|found| (found.document, found.crd));
     let mut out = Vec::new();
     for (index, crd) in crds {
         let crd_name = crd["metadata"]["name"].as_str().unwrap_or("(unnamed)").to_string();
