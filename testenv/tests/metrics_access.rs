@@ -1,11 +1,10 @@
 //! The secure metrics server (`--metrics-secure`, the default) on a real API server: no token
 //! gets 401, a ServiceAccount's token without the metrics-reader role 403, with it 200 and the
 //! metrics; a manager whose own role cannot review tokens answers 500 until it can; HTTP/2 and
-//! plain HTTP are refused.
+//! plain HTTP are refused, and HTTP/2 offered with `--enable-http2`.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
@@ -16,10 +15,10 @@ use kube::Client;
 use kube::api::{Api, PostParams};
 use rop::manager::{BindAddress, Manager, Options};
 use rop_testenv::TestEnv;
-use rustls::DigitallySignedStruct;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use tokio_util::sync::CancellationToken;
+
+#[path = "support/tls_probe.rs"]
+mod tls_probe;
 
 /// The scaffold's roles, as `rop init` writes them.
 const METRICS_AUTH_ROLE: &str = include_str!("../../templates/init/config/rbac/metrics_auth_role.yaml");
@@ -29,7 +28,6 @@ const METRICS_READER_ROLE: &str = include_str!("../../templates/init/config/rbac
 fn metrics_are_served_only_to_callers_the_api_server_authorizes() {
     let Some(env) = TestEnv::start_or_skip() else { return };
     let admin = env.client();
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     env.block_on(async {
         // Inside the runtime: the client's buffer needs it.
         let as_manager = env.client_as_service_account("default", "manager").unwrap();
@@ -41,17 +39,8 @@ fn metrics_are_served_only_to_callers_the_api_server_authorizes() {
         let scraper = token(&admin, "scraper").await;
         let stranger = token(&admin, "stranger").await;
 
-        let mut options = Options::for_tests();
-        options.metrics_bind_address = BindAddress(Some(([127, 0, 0, 1], port).into()));
-        assert!(options.metrics_secure, "the default");
-        let manager = Manager::with_client("scraped", options, as_manager);
-        let readiness = manager.readiness();
-        let stop = CancellationToken::new();
-        let running = tokio::spawn(manager.run_until(stop.clone().cancelled_owned()));
-        while !readiness.is_ready() {
-            assert!(!running.is_finished(), "the manager stopped");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let (port, manager) =
+            Scraped::start(as_manager, |options| assert!(options.metrics_secure, "the default")).await;
 
         // The manager may not review tokens yet: it says so, and remembers nothing.
         assert_eq!(get(port, Some(&scraper)).await.0, "HTTP/1.1 500 Internal Server Error");
@@ -76,16 +65,49 @@ fn metrics_are_served_only_to_callers_the_api_server_authorizes() {
         );
         assert_eq!(get(port, Some(&scraper)).await.0, "HTTP/1.1 200 OK");
 
-        let h2 = tokio::task::spawn_blocking(move || handshake(port, &[b"h2"])).await.unwrap();
-        assert!(h2.unwrap_err().contains("NoApplicationProtocol"), "HTTP/2 is not offered");
-        let http11 = tokio::task::spawn_blocking(move || handshake(port, &[b"http/1.1"])).await.unwrap();
-        assert_eq!(http11, Ok(Some(b"http/1.1".to_vec())));
+        tokio::task::spawn_blocking(move || tls_probe::assert_http_1_1_alone(port)).await.unwrap();
         let plain = tokio::task::spawn_blocking(move || plain_http(port)).await.unwrap();
         assert!(!plain.starts_with("HTTP/1.1 200"), "plain HTTP gets no metrics: {plain:?}");
 
-        stop.cancel();
-        running.await.unwrap().unwrap();
+        manager.stop().await;
+
+        // --enable-http2 offers HTTP/2 first.
+        let (port, manager) = Scraped::start(env.client(), |options| options.enable_http2 = true).await;
+        let agreed = tokio::task::spawn_blocking(move || tls_probe::handshake(port, &[b"h2", b"http/1.1"]));
+        assert_eq!(agreed.await.unwrap(), Ok(Some(b"h2".to_vec())));
+        manager.stop().await;
     });
+}
+
+/// A manager serving metrics on a port of its own.
+struct Scraped {
+    stop: CancellationToken,
+    running: tokio::task::JoinHandle<Result<(), rop::manager::Error>>,
+}
+
+impl Scraped {
+    /// Starts a manager as `client` with its metrics on a free port and `options` changed by
+    /// `with`, and waits until it is ready: the port, and the manager.
+    async fn start(client: Client, with: impl FnOnce(&mut Options)) -> (u16, Scraped) {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut options = Options::for_tests();
+        options.metrics_bind_address = BindAddress(Some(([127, 0, 0, 1], port).into()));
+        with(&mut options);
+        let manager = Manager::with_client("scraped", options, client);
+        let readiness = manager.readiness();
+        let stop = CancellationToken::new();
+        let running = tokio::spawn(manager.run_until(stop.clone().cancelled_owned()));
+        while !readiness.is_ready() {
+            assert!(!running.is_finished(), "the manager stopped");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        (port, Scraped { stop, running })
+    }
+
+    async fn stop(self) {
+        self.stop.cancel();
+        self.running.await.unwrap().unwrap();
+    }
 }
 
 async fn service_account(client: &Client, name: &str) {
@@ -139,7 +161,7 @@ async fn bind(client: &Client, role: &str, account: &str) {
 async fn get(port: u16, token: Option<&str>) -> (String, String) {
     let token = token.map(String::from);
     tokio::task::spawn_blocking(move || {
-        let mut tls = connect(port, &[b"http/1.1"]);
+        let mut tls = tls_probe::connect(port, &[b"http/1.1"]);
         let authorization = token.map(|token| format!("Authorization: Bearer {token}\r\n")).unwrap_or_default();
         let request = format!("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n{authorization}Connection: close\r\n\r\n");
         tls.write_all(request.as_bytes()).unwrap();
@@ -152,13 +174,6 @@ async fn get(port: u16, token: Option<&str>) -> (String, String) {
     .unwrap()
 }
 
-/// A TLS handshake offering the ALPN protocols `alpn`: the protocol agreed, or the error.
-fn handshake(port: u16, alpn: &[&[u8]]) -> Result<Option<Vec<u8>>, String> {
-    let mut tls = connect(port, alpn);
-    tls.conn.complete_io(&mut tls.sock).map_err(|e| format!("{e:?}"))?;
-    Ok(tls.conn.alpn_protocol().map(<[u8]>::to_vec))
-}
-
 /// `GET /metrics` in plain HTTP on the HTTPS port: what came back, if anything.
 fn plain_http(port: u16) -> String {
     let mut tcp = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -167,60 +182,4 @@ fn plain_http(port: u16) -> String {
     let mut answer = Vec::new();
     let _ = tcp.read_to_end(&mut answer);
     String::from_utf8_lossy(&answer).into_owned()
-}
-
-fn connect(port: u16, alpn: &[&[u8]]) -> rustls::StreamOwned<rustls::ClientConnection, std::net::TcpStream> {
-    // ring's provider, as the manager uses (deprecated from rustls 0.23.48).
-    #[allow(deprecated)]
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-        .with_no_client_auth();
-    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
-    let name = ServerName::try_from("127.0.0.1").unwrap();
-    let connection = rustls::ClientConnection::new(Arc::new(config), name).unwrap();
-    rustls::StreamOwned::new(connection, std::net::TcpStream::connect(("127.0.0.1", port)).unwrap())
-}
-
-/// Trusts whatever certificate the server shows, as Prometheus does with `insecureSkipVerify`
-/// (the manager's certificate is self-signed); signatures are still checked.
-#[derive(Debug)]
-struct AnyCertificate(Arc<rustls::crypto::CryptoProvider>);
-
-impl ServerCertVerifier for AnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
 }

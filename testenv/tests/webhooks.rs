@@ -25,6 +25,8 @@ use rop_testenv::TestEnv;
 
 #[path = "support/caches.rs"]
 mod caches;
+#[path = "support/tls_probe.rs"]
+mod tls_probe;
 use caches::{SizeDefaulter, SizeValidator, v1, v2};
 
 /// Webhooks for the built-in apps/v1 Deployment.
@@ -170,6 +172,24 @@ async fn create_defaulted(caches: &Api<v1::Cache>) -> v1::Cache {
         assert!(Instant::now() < deadline, "the defaulting webhook was never called");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// The webhook server speaks HTTP/1.1 alone, as kubebuilder's does without `--enable-http2`:
+/// no HTTP/2 over ALPN, nor to a client that starts it unasked. No API server needed.
+#[tokio::test]
+async fn the_webhook_server_speaks_http_1_1_alone() {
+    let (cert_dir, _) = certificates();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let server = Server::build([Registration::defaulter(SizeDefaulter)]).unwrap();
+    let (stop, serving) = spawn(server, port, cert_dir.path());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the webhook server did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::task::spawn_blocking(move || tls_probe::assert_http_1_1_alone(port)).await.unwrap();
+    stop.send(()).unwrap();
+    serving.await.unwrap().unwrap();
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! The secure metrics server (`--metrics-secure`, the default): `/metrics` over HTTPS, HTTP/1.1
-//! only, to callers [`metrics_access`](super::metrics_access) allows, as controller-runtime's
+//! only unless `--enable-http2`, to callers [`metrics_access`](super::metrics_access) allows, as controller-runtime's
 //! metrics server with `SecureServing` and `filters.WithAuthenticationAndAuthorization` serves
 //! a kubebuilder manager's. Its certificate comes from `--metrics-cert-dir` (cert-manager's
 //! Secret mounted there, reloaded when it changes), or is made in memory at start and signed by
@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::info;
 
 use super::metrics_access::{Access, require_access};
-use crate::webhook::tls::{from_pem, reload_when_changed};
+use crate::webhook::tls::{HttpVersions, from_pem, reload_when_changed};
 use crate::webhook::{CERT_FILE, KEY_FILE};
 
 /// How long scrapes in flight get to finish at shutdown.
@@ -56,7 +56,7 @@ fn self_signed() -> Result<ServerConfig, CertificateError> {
 
 /// The secure metrics server's TLS, ready to serve.
 pub(crate) struct Tls {
-    config: RustlsConfig,
+    config: Arc<ServerConfig>,
     /// The certificate folder to watch for a renewed certificate.
     watch: Option<PathBuf>,
 }
@@ -71,7 +71,7 @@ impl Tls {
             Some(dir) => load(dir)?,
             None => self_signed()?,
         };
-        Ok(Self { config: RustlsConfig::from_config(Arc::new(config)), watch: cert_dir.map(Path::to_path_buf) })
+        Ok(Self { config: Arc::new(config), watch: cert_dir.map(Path::to_path_buf) })
     }
 }
 
@@ -89,17 +89,19 @@ pub(crate) fn spawn(
     addr: SocketAddr,
     router: Router,
     tls: Tls,
+    http: HttpVersions,
     shutdown: CancellationToken,
 ) -> std::io::Result<JoinHandle<std::io::Result<()>>> {
     let listener = std::net::TcpListener::bind(addr)?;
     listener.set_nonblocking(true)?;
     info!(server = "metrics", address = %listener.local_addr()?, certificate = ?tls.watch.as_deref().unwrap_or(Path::new("self-signed")), "serving over HTTPS");
     let Tls { config, watch } = tls;
+    let config = RustlsConfig::from_config(http.offered_by(config));
     let reloader = watch.map(|dir| {
         let paths = vec![dir.join(CERT_FILE), dir.join(KEY_FILE)];
-        tokio::spawn(reload_when_changed(config.clone(), paths, move || load(&dir), "metrics"))
+        tokio::spawn(reload_when_changed(config.clone(), paths, move || load(&dir), http, "metrics"))
     });
-    let server = axum_server::from_tcp_rustls(listener, config)?;
+    let server = http.limit(axum_server::from_tcp_rustls(listener, config)?);
     let handle = axum_server::Handle::new();
     let stopper = handle.clone();
     Ok(tokio::spawn(async move {

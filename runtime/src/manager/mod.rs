@@ -465,7 +465,8 @@ async fn start_servers(
         let bound = if server == "metrics" && options.metrics_secure {
             let tls =
                 metrics_server::Tls::new(options.metrics_cert_dir.as_deref()).map_err(Problem::MetricsCertificate)?;
-            metrics_server::spawn(addr, metrics_server::secure(router, client.clone()), tls, shutdown.clone())
+            let router = metrics_server::secure(router, client.clone());
+            metrics_server::spawn(addr, router, tls, options.http_versions(), shutdown.clone())
         } else {
             probes::spawn(server, addr, router, shutdown.clone()).await
         };
@@ -519,6 +520,7 @@ impl Webhooks<'_> {
             }
             None => server,
         };
+        let server = server.with_http(options.http_versions());
         info!(address = %options.webhook_bind_address, paths = ?server.paths(), "starting the webhook server");
         let (addr, stop) = (options.webhook_bind_address, shutdown.clone());
         if !self_managed {

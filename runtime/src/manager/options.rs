@@ -150,6 +150,13 @@ pub struct Options {
     #[arg(long, env = "WEBHOOK_CLIENT_CA_FILE")]
     pub webhook_client_ca_file: Option<PathBuf>,
 
+    /// Speak HTTP/2 on the webhook and metrics servers too. Off by default, as kubebuilder's
+    /// manager has it, because of HTTP/2's Rapid Reset (CVE-2023-44487) and Stream
+    /// Cancellation (CVE-2023-39325) attacks: the servers then speak HTTP/1.1 alone, and offer
+    /// only it over ALPN.
+    #[arg(long, default_value = "false", action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_http2: bool,
+
     /// Serve the webhooks; `false` (or ENABLE_WEBHOOKS=false) runs the controllers without them,
     /// as `make run` does on a machine without the serving certificate.
     #[arg(long, env = "ENABLE_WEBHOOKS", default_value = "true", action = clap::ArgAction::Set)]
@@ -179,6 +186,12 @@ impl Options {
             enable_webhooks: false,
             ..Self::default()
         }
+    }
+
+    /// The HTTP versions the webhook and secure metrics servers speak (`--enable-http2`).
+    pub(crate) fn http_versions(&self) -> crate::webhook::tls::HttpVersions {
+        use crate::webhook::tls::HttpVersions;
+        if self.enable_http2 { HttpVersions::Http1AndHttp2 } else { HttpVersions::Http1Only }
     }
 
     /// The namespace to watch, if the manager is namespace-scoped.
@@ -324,6 +337,7 @@ mod tests {
         let args = Args::try_parse_from(["manager"]).unwrap();
         assert_eq!(args.manager.metrics_bind_address, BindAddress(Some("0.0.0.0:8443".parse().unwrap())));
         assert!(args.manager.metrics_secure, "metrics are served over HTTPS to authorized callers");
+        assert!(!args.manager.enable_http2, "HTTP/1.1 alone");
         assert_eq!(args.manager.metrics_cert_dir, None);
         assert_eq!(args.manager.health_probe_bind_address, BindAddress(Some("0.0.0.0:8081".parse().unwrap())));
         assert_eq!(args.manager.webhook_bind_address, "0.0.0.0:9443".parse().unwrap());
@@ -337,6 +351,16 @@ mod tests {
         assert_eq!(args.manager.metrics_bind_address, BindAddress(Some("0.0.0.0:8080".parse().unwrap())));
         let err = Args::try_parse_from(["manager", "--metrics-secure=no"]).unwrap_err();
         assert!(err.to_string().contains("invalid value 'no' for '--metrics-secure <METRICS_SECURE>'"), "{err}");
+    }
+
+    #[test]
+    fn http2_is_asked_for_with_or_without_a_value() {
+        for (flags, http2) in
+            [(&["--enable-http2"][..], true), (&["--enable-http2=true"], true), (&["--enable-http2=false"], false)]
+        {
+            let args = Args::try_parse_from(std::iter::once("manager").chain(flags.iter().copied())).unwrap();
+            assert_eq!(args.manager.enable_http2, http2, "{flags:?}");
+        }
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub struct Server {
     /// The admission webhooks served, with their kinds: what a manager that registers its own
     /// webhooks (`--webhook-url`) puts in the configurations.
     admission: Vec<(AdmissionTarget, &'static Webhook)>,
+    /// The HTTP versions served: HTTP/1.1 only unless the manager's `--enable-http2`.
+    pub(super) http: super::tls::HttpVersions,
 }
 
 /// One webhook to register, for [`Server::build`]: a list of these is how a project names its
@@ -83,7 +85,15 @@ impl Server {
             client: None,
             metrics: Metrics::default(),
             admission: Vec::new(),
+            http: super::tls::HttpVersions::default(),
         }
+    }
+
+    /// Serves HTTP/2 as well as HTTP/1.1 (`--enable-http2`).
+    #[cfg(feature = "manager")]
+    pub(crate) fn with_http(mut self, http: super::tls::HttpVersions) -> Server {
+        self.http = http;
+        self
     }
 
     /// Admits only callers with a client certificate signed by a CA in `path` (PEM, one or more
@@ -206,7 +216,7 @@ impl Server {
     /// # Errors
     /// Two webhooks at one path, or two hubs for one kind's conversion.
     pub(crate) fn merge(mut self, other: Server) -> Result<Server, SetupError> {
-        let Server { handlers, conversions, client_ca, client: _, metrics: _, admission } = other;
+        let Server { handlers, conversions, client_ca, client: _, metrics: _, admission, http: _ } = other;
         for (path, handler) in handlers {
             self = self.route(&path, handler)?;
         }

@@ -226,8 +226,8 @@ impl Server {
     ) -> Result<(), ServeError> {
         self.check_client_auth_without_conversion()?;
         let files = Files { dir: cert_dir.to_path_buf(), client_ca: self.client_ca.clone() };
-        let tls = RustlsConfig::from_config(Arc::new(load(&files)?));
-        let reloader = tokio::spawn(reload_on_change(tls.clone(), files));
+        let tls = RustlsConfig::from_config(self.http.offered_by(Arc::new(load(&files)?)));
+        let reloader = tokio::spawn(reload_on_change(tls.clone(), files, self.http));
         let result = self.serve_tls(addr, tls, shutdown).await;
         reloader.abort();
         result
@@ -251,13 +251,14 @@ impl Server {
             },
             () = shutdown.cancelled() => return Ok(()),
         };
-        let tls = RustlsConfig::from_config(first);
+        let http = self.http;
+        let tls = RustlsConfig::from_config(http.offered_by(first));
         let forward = tls.clone();
         let reloader = tokio::spawn(async move {
             while configs.changed().await.is_ok() {
                 let next = configs.borrow_and_update().clone();
                 if let Some(config) = next {
-                    forward.reload_from_config(config);
+                    forward.reload_from_config(http.offered_by(config));
                 }
             }
         });
@@ -278,8 +279,8 @@ impl Server {
             shutdown.await;
             stopper.graceful_shutdown(Some(SHUTDOWN_GRACE));
         });
-        axum_server::bind_rustls(addr, tls)
-            .handle(handle)
+        let http = self.http;
+        http.limit(axum_server::bind_rustls(addr, tls).handle(handle))
             .serve(self.router().into_make_service())
             .await
             .map_err(|source| ServeProblem::Io { addr, source }.into())
@@ -302,10 +303,10 @@ impl Server {
     }
 }
 
-async fn reload_on_change(tls: RustlsConfig, files: Files) {
+async fn reload_on_change(tls: RustlsConfig, files: Files, http: HttpVersions) {
     let mut paths = vec![files.dir.join(CERT_FILE), files.dir.join(KEY_FILE)];
     paths.extend(files.client_ca.clone());
-    reload_when_changed(tls, paths, move || load(&files), "webhook").await;
+    reload_when_changed(tls, paths, move || load(&files), http, "webhook").await;
 }
 
 /// Checks the files `paths` every 30 s and, when one changed, serves the TLS configuration
@@ -316,6 +317,7 @@ pub(crate) async fn reload_when_changed<E: std::fmt::Display>(
     tls: RustlsConfig,
     paths: Vec<PathBuf>,
     load: impl Fn() -> Result<ServerConfig, E>,
+    http: HttpVersions,
     server: &'static str,
 ) {
     let modified = || {
@@ -333,11 +335,52 @@ pub(crate) async fn reload_when_changed<E: std::fmt::Display>(
         }
         match load() {
             Ok(config) => {
-                tls.reload_from_config(Arc::new(config));
+                tls.reload_from_config(http.offered_by(Arc::new(config)));
                 seen = now;
                 tracing::info!(server, "reloaded the server certificate");
             }
             Err(e) => tracing::warn!(server, error = %e, "cannot reload the server certificate yet"),
+        }
+    }
+}
+
+/// The HTTP versions a TLS server speaks. HTTP/1.1 only by default, as kubebuilder's manager
+/// (`--enable-http2=false`) because of HTTP/2's Rapid Reset (CVE-2023-44487) and Stream
+/// Cancellation (CVE-2023-39325) attacks: HTTP/2 is neither offered over ALPN nor spoken to a
+/// client that starts it without asking (prior knowledge).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum HttpVersions {
+    /// HTTP/1.1 alone.
+    #[default]
+    Http1Only,
+    /// HTTP/2 (preferred over ALPN) and HTTP/1.1: the manager's `--enable-http2`.
+    #[cfg(feature = "manager")]
+    Http1AndHttp2,
+}
+
+impl HttpVersions {
+    /// `config` (from [`from_pem`], which offers `http/1.1`) offering these versions over ALPN.
+    pub(crate) fn offered_by(self, config: Arc<ServerConfig>) -> Arc<ServerConfig> {
+        match self {
+            Self::Http1Only => config,
+            #[cfg(feature = "manager")]
+            Self::Http1AndHttp2 => {
+                let mut config = (*config).clone();
+                config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+                Arc::new(config)
+            }
+        }
+    }
+
+    /// `server`, speaking these versions only.
+    pub(crate) fn limit<A: axum_server::Address, Acceptor>(
+        self,
+        server: axum_server::Server<A, Acceptor>,
+    ) -> axum_server::Server<A, Acceptor> {
+        match self {
+            Self::Http1Only => server.http1_only(),
+            #[cfg(feature = "manager")]
+            Self::Http1AndHttp2 => server,
         }
     }
 }
