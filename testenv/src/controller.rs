@@ -4,7 +4,8 @@
 //! [`TestEnv::start_controller`] installs the project's CRDs and the manager's RBAC, runs a
 //! manager with one reconciler as the manager's ServiceAccount, and hands back a
 //! [`ControllerTest`]: the objects' API, the passes per object, a wait until the manager has
-//! settled, and a stop that fails the test when the manager failed.
+//! settled, and a stop that fails the test when the manager failed. Its waits fail at once
+//! when the manager ends or the API server refuses it a request, naming the missing rule.
 
 use std::collections::HashMap;
 use std::fmt::Debug;
@@ -27,6 +28,7 @@ use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
+use crate::denials::Denials;
 use crate::manifests::ensure_crds;
 use crate::{MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, TestEnv, WAIT, install_manager_rbac};
 
@@ -118,6 +120,8 @@ pub struct ControllerTest<K: Kind> {
     client: Client,
     /// `METHOD path` of each request of the manager's that wrote.
     writes: Arc<Mutex<Vec<String>>>,
+    /// The manager's requests the API server refused.
+    denials: Denials,
     project: PathBuf,
     passes: Arc<Passes>,
     stop: Option<oneshot::Sender<()>>,
@@ -152,8 +156,14 @@ impl TestEnv {
             panic!("the manager's RBAC installs (run `make manifests` first): {err}");
         }
         let writes = Arc::new(Mutex::new(Vec::new()));
+        let denials = Denials::default();
         let as_manager = self
-            .client_as_service_account_noting_writes(MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, writes.clone())
+            .client_as_service_account_noting_writes(
+                MANAGER_NAMESPACE,
+                MANAGER_SERVICE_ACCOUNT,
+                writes.clone(),
+                denials.clone(),
+            )
             .unwrap_or_else(|err| panic!("a client as the manager's ServiceAccount: {err}"));
         let namespaced = <<ObjectOf<R::Kind> as Resource>::Scope as KindScope>::NAMESPACED;
         let mut options = Options::for_tests();
@@ -177,7 +187,7 @@ impl TestEnv {
             result
         });
         let (stop, running) = (Some(stop), Some(running));
-        ControllerTest { client, writes, project, passes, stop, running, ended, kind: PhantomData }
+        ControllerTest { client, writes, denials, project, passes, stop, running, ended, kind: PhantomData }
     }
 }
 
@@ -260,8 +270,9 @@ impl<K: Kind> ControllerTest<K> {
     }
 
     /// `wait`'s outcome; but when the manager ends first (a `Config` it refused at start, a
-    /// port it could not bind), a panic with its error at once: what a stopped manager was
-    /// to do will not happen, and the wait would only time out.
+    /// port it could not bind), or the API server refuses it a request (a rule missing from
+    /// `config/rbac/role.yaml`), a panic at once that says so: what the manager was to do will
+    /// not happen, and the wait would only time out.
     async fn unless_manager_ends<T>(&self, wait: impl Future<Output = T>) -> T {
         let mut ended = self.ended.clone();
         tokio::select! {
@@ -269,6 +280,7 @@ impl<K: Kind> ControllerTest<K> {
             Ok(why) = ended.wait_for(Option::is_some) => {
                 panic!("while the test waited, {}", why.as_deref().unwrap_or("the manager ended"))
             }
+            denial = self.denials.first() => panic!("while the test waited, {}", denial.explain()),
         }
     }
 

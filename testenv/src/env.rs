@@ -322,6 +322,7 @@ impl TestEnv {
         namespace: &str,
         name: &str,
         writes: Arc<Mutex<Vec<String>>>,
+        denials: crate::denials::Denials,
     ) -> Result<kube::Client, Error> {
         let config = self.config_as_service_account(namespace, name)?;
         let note = tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
@@ -332,7 +333,8 @@ impl TestEnv {
             }
             request
         });
-        Ok(kube::client::ClientBuilder::try_from(config)?.with_layer(&note).build())
+        let builder = kube::client::ClientBuilder::try_from(config)?.with_layer(&note);
+        Ok(builder.with_layer(&crate::denials::NoteDenials(denials)).build())
     }
 
     /// The client configuration of [`TestEnv::client_as_service_account`].

@@ -45,6 +45,7 @@
 mod audit;
 mod binaries;
 mod controller;
+mod denials;
 mod diff;
 mod env;
 mod error;

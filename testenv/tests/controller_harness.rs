@@ -102,6 +102,21 @@ impl Reconciler for Misconfigured {
     }
 }
 
+/// Widgets whose reconciler reads a Secret, which the widget's role does not grant.
+struct Snooping;
+
+impl Reconciler for Snooping {
+    type Kind = Widget;
+    type Error = kube::Error;
+
+    async fn reconcile(&self, widget: Arc<Widget>, ctx: &Context<Widget>) -> Result<Action, kube::Error> {
+        let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+            Api::namespaced(ctx.client().clone(), &widget.namespace().unwrap_or_default());
+        secrets.get_opt("credentials").await?;
+        Ok(Action::await_change())
+    }
+}
+
 /// A project folder with the widget's CRD, the manager's role and a sample.
 fn project() -> tempfile::TempDir {
     let sample = "apiVersion: harness.rop.dev/v1\nkind: Widget\nmetadata:\n  name: sample\nspec:\n  value: one\n";
@@ -228,25 +243,41 @@ fn a_controller_that_writes_on_every_pass_is_not_idempotent() {
     });
 }
 
-#[test]
-fn a_wait_fails_at_once_with_the_error_of_a_manager_that_did_not_start() {
-    let Some(env) = TestEnv::start_or_skip() else { return };
+/// Runs `reconciler` on the sample and waits for its status: the wait's panic message, and how
+/// long it took to come.
+fn failed_wait(reconciler: impl Reconciler<Kind = Widget>) -> Option<(String, std::time::Duration)> {
+    let env = TestEnv::start_or_skip()?;
     let project = project();
     let started = std::time::Instant::now();
     let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         env.block_on(async {
-            let controller = env.start_controller(project.path(), Misconfigured).await;
+            let controller = env.start_controller(project.path(), reconciler).await;
             let widget = controller.create_sample("harness_v1_widget.yaml").await;
             controller.wait_for(&widget, |w| w.status.is_some()).await;
         })
     }));
-    let message = waited.unwrap_err();
-    let message = message.downcast_ref::<String>().unwrap();
+    let message = waited.expect_err("the wait fails");
+    Some((message.downcast_ref::<String>().expect("a formatted message").clone(), started.elapsed()))
+}
+
+#[test]
+fn a_wait_fails_at_once_with_the_error_of_a_manager_that_did_not_start() {
+    let Some((message, waited)) = failed_wait(Misconfigured) else { return };
     assert_eq!(
         message,
         "while the test waited, the manager failed: controller widget: its config sets a watch of v1 Secret, which the kind neither is nor names in #[rop(owns(...))] or #[rop(watches(...))] (it names: v1 ConfigMap): add the kind there, or remove the watch"
     );
-    assert!(started.elapsed() < rop_testenv::WAIT, "not after the wait's time-out");
+    assert!(waited < rop_testenv::WAIT, "not after the wait's time-out");
+}
+
+#[test]
+fn a_wait_fails_at_once_naming_the_rule_the_manager_was_refused() {
+    let Some((message, waited)) = failed_wait(Snooping) else { return };
+    assert_eq!(
+        message,
+        "while the test waited, the API server refused the manager (403 Forbidden): its ServiceAccount may not get secrets (the core group) in namespace default. Grant it with #[rop(rbac(groups = [\"\"], resources = [\"secrets\"], verbs = [\"get\"]))] on the kind (an owned or watched kind gets its rules from owns(...) or watches(...)), then run `make manifests`"
+    );
+    assert!(waited < std::time::Duration::from_secs(5), "in under 5 s: {waited:?}");
 }
 
 #[test]

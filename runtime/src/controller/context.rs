@@ -189,7 +189,9 @@ impl<K: Kind> Context<K> {
             secondary: None,
         };
         if let Err(err) = self.recorder.publish(&event, &object.object_ref(&())).await {
-            warn!(controller = %self.controller, name = %object.name_any(), error = error_chain(&err), "cannot record an Event");
+            let message = error_chain(&err);
+            super::forbidden::log_missing_rule(&message);
+            warn!(controller = %self.controller, name = %object.name_any(), error = message, "cannot record an Event");
         }
     }
 }

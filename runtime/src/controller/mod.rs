@@ -89,6 +89,7 @@ mod config;
 mod context;
 mod error;
 mod finalizer;
+mod forbidden;
 mod index;
 mod listing;
 mod metrics;

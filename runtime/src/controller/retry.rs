@@ -73,7 +73,9 @@ where
                 let cap = if was_unreachable && max == MAX_PAUSE_REFUSED { MAX_PAUSE_UNREACHABLE } else { max };
                 let pause = pause(failures, cap);
                 if failures == 1 {
-                    warn!(watch = %what, error = error_chain(err), retry_in = ?pause, "watch failed, retrying");
+                    let message = error_chain(err);
+                    super::forbidden::log_missing_rule(&message);
+                    warn!(watch = %what, error = message, retry_in = ?pause, "watch failed, retrying");
                 } else {
                     debug!(watch = %what, error = error_chain(err), failures, retry_in = ?pause, "watch failed again");
                 }

@@ -296,6 +296,7 @@ fn error_policy<R: Reconciler>(object: Arc<Object<R>>, error: &Error<R::Error>, 
     let controller = shared.context.controller();
     shared.metrics.reconcile_failed(controller, reason);
     let message = error_chain(error);
+    super::forbidden::log_missing_rule(&message);
     let (name, namespace) = (object.name_any(), object.meta().namespace.clone().unwrap_or_default());
     if terminal {
         shared.metrics.terminal_failed(controller);
