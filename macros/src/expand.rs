@@ -283,6 +283,16 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
             #root_rules
         }
 
+        // Another kind's `owns(...)` or `watches(...)` can name this one by type, as it names a
+        // k8s-openapi type: an imported CRD of another project (`rop import crd --types-only`)
+        // or a second kind of this one.
+        impl ::rop::BuiltinResource for #root {
+            const GROUP: &'static str = #group;
+            const VERSION: &'static str = #version;
+            const KIND: &'static str = #kind;
+            const PLURAL: &'static str = #plural;
+        }
+
         impl ::rop::ControllerTarget for #root {
             type Object = Self;
             type Cleanup = #cleanup;

@@ -75,6 +75,22 @@ pub struct MemcachedStatus {
     pub ready: bool,
 }
 
+/// A CRD of another project, as `rop import crd --types-only` writes its type.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
+#[rop(group = "snapshot.storage.k8s.io", version = "v1", kind = "VolumeSnapshot", namespaced)]
+pub struct VolumeSnapshotSpec {
+    pub source: String,
+}
+
+/// A kind whose controller owns an imported kind and watches one of the project's own, both
+/// named by type.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
+#[rop(group = "db.example.com", version = "v1alpha1", kind = "Backup", namespaced)]
+#[rop(owns(VolumeSnapshot), watches(Memcached))]
+pub struct BackupSpec {
+    pub database: String,
+}
+
 fn shared(path: &str) -> Option<String> {
     std::fs::read_to_string(format!("{}/../../shared/testdata/{path}", env!("CARGO_MANIFEST_DIR"))).ok()
 }
@@ -115,4 +131,12 @@ fn owned_and_watched_kinds_get_the_rules_their_watches_need() {
         rop::yaml::documents(&objects).unwrap(),
         "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: manager-role\nrules:\n- apiGroups:\n  - \"\"\n  resources:\n  - configmaps\n  - endpoints\n  verbs:\n  - get\n  - list\n  - watch\n- apiGroups:\n  - \"\"\n  resources:\n  - events\n  verbs:\n  - create\n  - patch\n- apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds\n  verbs:\n  - create\n  - delete\n  - get\n  - list\n  - patch\n  - update\n  - watch\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds/finalizers\n  verbs:\n  - update\n- apiGroups:\n  - cache.example.com\n  resources:\n  - memcacheds/status\n  verbs:\n  - get\n  - patch\n  - update\n- apiGroups:\n  - gateway.networking.k8s.io\n  resources:\n  - gateways\n  verbs:\n  - get\n  - list\n  - watch\n"
     );
+}
+
+#[test]
+fn custom_kinds_are_named_by_type_in_owns_and_watches() {
+    let def = Backup::DEFINITION;
+    let named = |k: &rop::RelatedKind| (k.group, k.version, k.kind, k.plural);
+    assert_eq!(named(&def.owns[0]), ("snapshot.storage.k8s.io", "v1", "VolumeSnapshot", "volumesnapshots"));
+    assert_eq!(named(&def.watches[0]), ("cache.example.com", "v1alpha1", "Memcached", "memcacheds"));
 }

@@ -42,7 +42,7 @@ pub struct ImportCrdArgs {
     #[arg(long, value_delimiter = ',', value_name = "GROUP/VERSION/KIND")]
     pub group_version_kinds: Vec<String>,
     /// Types for kinds the project uses but does not own (another operator's CRDs): usable with
-    /// `Api<T>` and in `watches(...)`, no CRD generated for them.
+    /// `Api<T>` and by type in `owns(...)` and `watches(...)`, no CRD generated for them.
     #[arg(long)]
     pub types_only: bool,
     /// Overwrite existing types of the same kind version (their edits are lost).
@@ -145,7 +145,7 @@ pub fn run(root: &Path, cwd: &Path, args: &ImportCrdArgs) -> anyhow::Result<()> 
     let Some(changes) = changes else { return Ok(()) };
     ui::info(&plan::summary(&changes));
     ui::info(if args.types_only {
-        "Next: use the types with Api<T> or in watches(...); they are not in the manifests generator, so no CRD is written for them"
+        "Next: use the types with Api<T> or by type in owns(...) and watches(...); they are not in the manifests generator, so no CRD is written for them"
     } else {
         "Next: run `make manifests` to regenerate the CRDs from the types"
     });
