@@ -65,6 +65,19 @@ fn types_only_tree() {
     let before = tree(&dir);
     let out = rop_ok(&dir, &["import", "crd", "--types-only", "certificates.yaml"]);
     assert!(out.ends_with("no CRD is written for them\n"), "{out}");
+    // The CRD is kept for the project's tests to install, as read but for what a cluster adds.
+    let kept = dir.join("config/crd/external/cert-manager.io_certificates.yaml");
+    let read =
+        |path: &Path| -> serde_json::Value { serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap() };
+    let (kept_crd, original) = (read(&kept), read(&dir.join("certificates.yaml")));
+    assert_eq!(kept_crd["spec"], original["spec"]);
+    assert_eq!(
+        kept_crd["metadata"],
+        serde_json::json!({"name": "certificates.cert-manager.io", "annotations": original["metadata"]["annotations"]})
+    );
+    assert_eq!(kept_crd.as_object().unwrap().keys().collect::<Vec<_>>(), ["apiVersion", "kind", "metadata", "spec"]);
+    // Not in the golden tree: it is the shared test data's CRD.
+    std::fs::remove_dir_all(dir.join("config/crd/external")).unwrap();
     assert_golden_tree("import-types-only", &changes(&before, &tree(&dir)));
 }
 
@@ -158,7 +171,7 @@ fn an_existing_kind_needs_force() {
 }
 
 #[test]
-fn another_group_needs_multigroup_and_a_kind_is_imported_once() {
+fn another_group_needs_multigroup_unless_consumed_and_a_kind_is_imported_once() {
     let (_tmp, dir) = project(&[]);
     rop_ok(&dir, &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"]);
     widgets(&dir);
@@ -168,6 +181,29 @@ fn another_group_needs_multigroup_and_a_kind_is_imported_once() {
         1,
         "error: this project has group \"cache.example.com\" and is not multigroup, so it cannot also hold shop.example.com: run `rop edit --multigroup` first\n",
     );
+    // Types of a CRD the project consumes need no multigroup switch, and move nothing. Read
+    // back from a cluster, the CRD is kept without what the cluster added.
+    let mut live: serde_json::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(dir.join("widgets.yaml")).unwrap()).unwrap();
+    live["metadata"]["resourceVersion"] = "1234".into();
+    live["metadata"]["uid"] = "3f1c".into();
+    live["status"] = serde_json::json!({"storedVersions": ["v1"]});
+    std::fs::write(dir.join("widgets.yaml"), serde_yaml::to_string(&live).unwrap()).unwrap();
+    rop_ok(&dir, &["import", "crd", "--types-only", "widgets.yaml"]);
+    let kept = std::fs::read_to_string(dir.join("config/crd/external/shop.example.com_widgets.yaml")).unwrap();
+    let kept: serde_json::Value = serde_yaml::from_str(&kept).unwrap();
+    assert_eq!(
+        (kept["metadata"].clone(), kept.get("status")),
+        (
+            serde_json::json!({"name": "widgets.shop.example.com", "annotations": {"api-approved.kubernetes.io": "unapproved, testing only"}}),
+            None
+        )
+    );
+    rop_ok(&dir, &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Cluster"]);
+    assert!(dir.join("api/src/shop/v1/widget.rs").is_file());
+    assert!(dir.join("api/src/v1/memcached.rs").is_file() && dir.join("api/src/v1/cluster.rs").is_file());
+    let lib = std::fs::read_to_string(dir.join("api/src/lib.rs")).unwrap();
+    assert!(lib.contains("pub mod v1;") && lib.contains("pub mod shop;"), "{lib}");
     let (_tmp2, dir) = project(&[]);
     widgets(&dir);
     refused(

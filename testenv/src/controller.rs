@@ -133,7 +133,9 @@ pub struct ControllerTest<K: Kind> {
 
 impl TestEnv {
     /// Starts `reconciler`'s controller as the project in folder `project` (its
-    /// `CARGO_MANIFEST_DIR`) deploys it: installs its CRDs from `config/crd/bases` and the
+    /// `CARGO_MANIFEST_DIR`) deploys it: installs its CRDs from `config/crd/bases` (and those
+    /// of other projects it uses from `config/crd/external`, where `rop import crd
+    /// --types-only` puts them, as envtest's `CRDDirectoryPaths` takes more folders) and the
     /// manager's RBAC from `config/rbac/role.yaml` (so a rule missing there fails the test as
     /// it would fail in a cluster; CRDs [`TestEnv::serve_webhooks`] installed stay as they are),
     /// then runs a manager with the reconciler as the manager's
@@ -151,6 +153,13 @@ impl TestEnv {
         let client = self.client();
         if let Err(err) = ensure_crds(&client, &project.join("config/crd/bases")).await {
             panic!("the CRDs install (run `make manifests` first): {err}");
+        }
+        // The CRDs of other projects it uses (`rop import crd --types-only` keeps them there).
+        let external = project.join("config/crd/external");
+        if external.is_dir()
+            && let Err(err) = ensure_crds(&client, &external).await
+        {
+            panic!("the CRDs in config/crd/external install: {err}");
         }
         if let Err(err) = install_manager_rbac(&client, &project.join("config/rbac/role.yaml")).await {
             panic!("the manager's RBAC installs (run `make manifests` first): {err}");

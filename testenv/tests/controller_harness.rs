@@ -280,6 +280,32 @@ fn a_wait_fails_at_once_naming_the_rule_the_manager_was_refused() {
     assert!(waited < std::time::Duration::from_secs(5), "in under 5 s: {waited:?}");
 }
 
+/// Another project's kind, whose CRD `rop import crd --types-only` keeps in
+/// `config/crd/external`.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[rop(group = "snapshots.example.org", version = "v1", kind = "Snapshot", namespaced, storage)]
+pub struct SnapshotSpec {
+    /// What was copied.
+    pub source: String,
+}
+
+#[test]
+fn the_crds_of_other_projects_in_config_crd_external_are_installed_too() {
+    let Some(env) = TestEnv::start_or_skip() else { return };
+    let project = project();
+    let external = project.path().join("config/crd/external");
+    std::fs::create_dir_all(&external).unwrap();
+    let crd = serde_yaml::to_string(&Snapshot::custom_resource_definition()).unwrap();
+    std::fs::write(external.join("snapshots.example.org_snapshots.yaml"), crd).unwrap();
+    env.block_on(async {
+        let controller = env.start_controller(project.path(), Widgets).await;
+        let snapshot = Snapshot::new("nightly", SnapshotSpec { source: "db".into() });
+        let created = controller.api_of::<Snapshot>().create(&PostParams::default(), &snapshot).await.unwrap();
+        assert_eq!(created.spec.source, "db");
+        controller.stop().await;
+    });
+}
+
 #[test]
 fn without_its_crd_the_project_is_told_to_run_make_manifests() {
     let Some(env) = TestEnv::start_or_skip() else { return };

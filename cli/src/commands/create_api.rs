@@ -113,7 +113,7 @@ fn check(project: &Project, args: &CreateApiArgs) -> anyhow::Result<KindNames> {
         );
     }
     if !project.multigroup
-        && let Some(other) = project.resources.iter().find(|r| !r.core && r.group != args.api.group)
+        && let Some(other) = project.resources.iter().find(|r| !r.core && !r.external && r.group != args.api.group)
     {
         bail!(
             "this project already has group \"{}\" and is not multigroup: use --group {}, or run `rop edit --multigroup` first to add group \"{}\"",

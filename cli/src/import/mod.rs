@@ -56,6 +56,8 @@ pub struct ImportCrdArgs {
 /// One CRD read from a file, with the versions to import.
 struct Imported {
     source: String,
+    /// The CRD, as read.
+    crd: serde_json::Value,
     versions: Vec<KindVersion>,
     /// What the import leaves to the user (a conversion webhook), said once it succeeded.
     notes: Vec<String>,
@@ -93,6 +95,17 @@ pub fn run(root: &Path, cwd: &Path, args: &ImportCrdArgs) -> anyhow::Result<()> 
     let mut seen = std::collections::BTreeMap::new();
     let mut warnings: Vec<String> = imported.iter().flat_map(|crd| crd.notes.iter().cloned()).collect();
     for crd in &imported {
+        if args.types_only {
+            // What the project's tests install beside its own CRDs (rop-testenv's
+            // `start_controller`); `make install` leaves it to the operator that owns it.
+            let (group, plural) = (&crd.crd["spec"]["group"], &crd.crd["spec"]["names"]["plural"]);
+            let file = format!(
+                "config/crd/external/{}_{}.yaml",
+                group.as_str().unwrap_or_default(),
+                plural.as_str().unwrap_or_default()
+            );
+            plan.file(&file, external_crd_yaml(&crd.crd)?, IfExists::Refuse);
+        }
         for kv in &crd.versions {
             if let Some(first) = seen.insert((&kv.group, &kv.version, &kv.kind), &crd.source) {
                 bail!(UsageError::new(format!(
@@ -102,13 +115,16 @@ pub fn run(root: &Path, cwd: &Path, args: &ImportCrdArgs) -> anyhow::Result<()> 
             }
             let (group, domain) = split_group(&kv.group, &project.domain);
             check_names(kv, &crd.source)?;
-            check_project(&project, kv, &group, args.force)?;
+            check_project(&project, kv, &group, args.force, args.types_only)?;
             // A kind version the project has keeps the layout it was created with.
             let k = match project.find(&group, &kv.version, &kv.kind) {
                 Some(existing) => KindNames::of(&project, existing),
                 None => {
                     let mut k = KindNames::new(&project, &group, &kv.version, &kv.kind, &kv.plural);
                     k.full_group = kv.group.clone();
+                    // A consumed CRD's types go under `api/src/<group>/<version>/`, whatever
+                    // the layout of the project's own kinds.
+                    k.multigroup |= args.types_only;
                     k
                 }
             };
@@ -152,6 +168,32 @@ pub fn run(root: &Path, cwd: &Path, args: &ImportCrdArgs) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// A consumed CRD as the project keeps it in `config/crd/external/`: what creating it needs,
+/// without what a cluster added when it was read back (`status`, `metadata.uid`,
+/// `resourceVersion`, `managedFields`, kubectl's last-applied annotation).
+fn external_crd_yaml(crd: &serde_json::Value) -> anyhow::Result<String> {
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("name".into(), crd["metadata"]["name"].clone());
+    for key in ["labels", "annotations"] {
+        let Some(map) = crd["metadata"][key].as_object() else { continue };
+        let kept: serde_json::Map<_, _> = map
+            .iter()
+            .filter(|(k, _)| *k != "kubectl.kubernetes.io/last-applied-configuration")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if !kept.is_empty() {
+            metadata.insert(key.into(), kept.into());
+        }
+    }
+    let kept = serde_json::json!({
+        "apiVersion": crd["apiVersion"],
+        "kind": crd["kind"],
+        "metadata": metadata,
+        "spec": crd["spec"],
+    });
+    Ok(format!("---\n{}", serde_yaml::to_string(&kept)?))
+}
+
 /// The group as PROJECT records it: without the project's domain when it ends with it
 /// (`cache.example.com` → `cache` in domain `example.com`), else whole with an empty domain.
 fn split_group(full: &str, domain: &str) -> (String, String) {
@@ -181,7 +223,13 @@ fn check_names(kv: &KindVersion, source: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn check_project(project: &Project, kv: &KindVersion, group: &str, force: bool) -> anyhow::Result<()> {
+fn check_project(
+    project: &Project,
+    kv: &KindVersion,
+    group: &str,
+    force: bool,
+    types_only: bool,
+) -> anyhow::Result<()> {
     if let Some(r) = project.find(group, &kv.version, &kv.kind)
         && r.api.is_some()
         && !force
@@ -193,8 +241,11 @@ fn check_project(project: &Project, kv: &KindVersion, group: &str, force: bool) 
             kv.kind
         );
     }
+    // Types of a CRD the project consumes live in a module of their group in any project, as
+    // kubebuilder's external APIs leave the project's layout alone.
     if !project.multigroup
-        && let Some(other) = project.resources.iter().find(|r| !r.core && r.group != group)
+        && !types_only
+        && let Some(other) = project.resources.iter().find(|r| !r.core && !r.external && r.group != group)
     {
         bail!(
             "this project has group \"{}\" and is not multigroup, so it cannot also hold {}: run `rop edit --multigroup` first",
@@ -406,7 +457,7 @@ fn read_file(path: &Path, shown: &Path, filters: &[Filter], types_only: bool) ->
             ));
         }
         if !versions.is_empty() {
-            out.push(Imported { source: name.clone(), versions, notes });
+            out.push(Imported { source: name.clone(), crd, versions, notes });
         }
     }
     Ok(out)

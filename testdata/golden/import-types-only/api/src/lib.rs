@@ -5,5 +5,5 @@
 //!
 //! Edit the types, then run `make manifests` to regenerate the CRDs and RBAC under `config/`.
 
-pub mod v1;
+pub mod cert_manager_io;
 // +rop:scaffold:api-versions
