@@ -115,3 +115,47 @@ fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Without `--check-compat`, `rop generate` (so `make manifests` and `make test`) compares with
+/// the last release: the newest `v*` tag, else the merge base with the default branch, else
+/// nothing, said in one line.
+#[test]
+fn generate_compares_with_the_last_release_by_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    let rop = env!("CARGO_BIN_EXE_rop");
+    ok(&dir, rop, &["init", "--domain", "example.com", "--repo", "github.com/example/op"]);
+    ok(&dir, rop, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    ok(&dir, rop, &["generate"]);
+    ok(&dir, "git", &[GIT, &["init", "-q"]].concat());
+    ok(&dir, "git", &[GIT, &["add", "."]].concat());
+    ok(&dir, "git", &[GIT, &["commit", "-q", "-m", "first"]].concat());
+    let note = "note: no release tag (v*) and no default branch (origin/HEAD) to compare the CRDs with: compatibility not checked (`rop generate --check-compat=REF` compares with any revision)\n";
+    assert!(ok(&dir, rop, &["generate"]).starts_with(note));
+
+    ok(&dir, "git", &[GIT, &["tag", "v0.1.0"]].concat());
+    let types = dir.join("api/src/v1alpha1/memcached.rs");
+    let source = std::fs::read_to_string(&types).unwrap();
+    let bounded =
+        source.replace("    pub size: Option<i32>,", "    #[schemars(range(max = 10))]\n    pub size: Option<i32>,");
+    std::fs::write(&types, bounded).unwrap();
+    let out = command(&dir, rop, &["generate"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error[compat.maximum]"), "{stderr}");
+    assert!(stderr.contains("error: 1 change since v0.1.0 breaks objects or clients of the CRDs"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1));
+
+    // Tags of another shape are not releases; `none` compares with nothing.
+    let other_tags = Command::new(rop)
+        .arg("generate")
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("CARGO_INCREMENTAL", "0")
+        .env("COMPAT_TAGS", "release-*")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&other_tags.stdout);
+    assert!(other_tags.status.success() && stdout.starts_with("note: no release tag (release-*)"), "{stdout}");
+    ok(&dir, rop, &["generate", "--check-compat=none"]);
+}

@@ -19,19 +19,26 @@ pub const SELF_MANAGED_KUSTOMIZATION: &str = "config/webhook-self-managed/kustom
 /// Flags of `rop generate`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  rop generate          # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  rop generate --check  # in CI: fail if those files are out of date\n  rop generate --check-compat=main  # also fail if the CRDs break what main's CRDs accept"
+    after_help = "Example:\n  rop generate          # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  rop generate --check  # in CI: fail if those files are out of date\n  rop generate --check-compat=main  # fail if the CRDs break what main's CRDs accept (default: the last v* tag)"
 )]
 pub struct GenerateArgs {
     /// Write nothing; exit non-zero if any generated file would change.
     #[arg(long)]
     pub check: bool,
 
-    /// Compare the generated CRDs with config/crd/bases/ at a git revision (default HEAD, the
-    /// last commit) and stop before writing if a change breaks stored objects or clients
-    /// (`rop verify --against`'s compat.* rules). Deliberate breaks are acknowledged in
-    /// config/crd/compat-acknowledged.yaml.
+    /// Compare the generated CRDs with config/crd/bases/ at this git revision (`HEAD`, the last
+    /// commit, when given without a value) and stop before writing if a change breaks stored
+    /// objects or clients (`rop verify --against`'s compat.* rules). Without the flag the
+    /// revision is the last release: the newest tag matching --compat-tags, else the merge
+    /// base with the default branch (origin/HEAD), else none; `none` checks nothing.
+    /// Deliberate breaks are acknowledged in config/crd/compat-acknowledged.yaml.
     #[arg(long, value_name = "REF", num_args = 0..=1, require_equals = true, default_missing_value = "HEAD")]
     pub check_compat: Option<String>,
+
+    /// The tags that are releases, as a git glob: the newest one reachable from HEAD is the
+    /// revision the CRDs are compared with when --check-compat is not given.
+    #[arg(long, value_name = "GLOB", env = "COMPAT_TAGS", default_value = "v*")]
+    pub compat_tags: String,
 }
 
 /// Builds and runs `cargo run -p <project>-api --bin manifests`, showing a spinner; returns
@@ -413,7 +420,12 @@ pub fn run(root: &Path, args: &GenerateArgs) -> anyhow::Result<()> {
     })?;
     check_crds(&project, &bundle, &files)?;
     check_samples(root, &files)?;
-    if let Some(rev) = &args.check_compat {
+    let base = match args.check_compat.as_deref() {
+        Some("none") => None,
+        Some(rev) => Some(rev.to_string()),
+        None => super::generate_compat::last_release(root, &args.compat_tags),
+    };
+    if let Some(rev) = &base {
         super::generate_compat::check(root, rev, &bundle, &files)?;
     }
     let mut plan = Plan::new(root);

@@ -17,6 +17,31 @@ use rop_verify::compat::{CompatOptions, compare_crds, field_of};
 use crate::compat::{ACKNOWLEDGEMENTS, Acknowledgements, GitRevision};
 use crate::ui;
 
+/// The revision `rop generate` compares the CRDs with when `--check-compat` is not given: the
+/// newest tag matching the git glob `tags` reachable from HEAD (the last release), else the
+/// merge base of HEAD with the default branch (`origin/HEAD`), else `None`. Outside a git
+/// repository (or without git) it is `None` silently; inside one without either, a note says
+/// the CRDs were not compared.
+pub fn last_release(root: &Path, tags: &str) -> Option<String> {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(root).args(args).output().ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    git(&["rev-parse", "--verify", "--quiet", "HEAD"])?;
+    if let Some(tag) = git(&["describe", "--tags", "--abbrev=0", "--match", tags, "HEAD"]) {
+        ui::detail(&format!("comparing the CRDs with the last release, {tag}"));
+        return Some(tag);
+    }
+    if let Some(base) = git(&["merge-base", "HEAD", "origin/HEAD"]) {
+        ui::detail(&format!("comparing the CRDs with the merge base of HEAD and origin/HEAD, {base}"));
+        return Some(base);
+    }
+    ui::info(&format!(
+        "note: no release tag ({tags}) and no default branch (origin/HEAD) to compare the CRDs with: compatibility not checked (`rop generate --check-compat=REF` compares with any revision)"
+    ));
+    None
+}
+
 /// Compares the generated CRDs in `files` with their revision at `rev`.
 pub fn check(
     root: &Path,
@@ -106,9 +131,13 @@ pub fn check(
             if errors == 1 { "s" } else { "" }
         );
     }
-    ui::info(&format!(
-        "{compared} CRD{} compared with {rev}: no breaking change",
-        if compared == 1 { "" } else { "s" }
-    ));
+    let summary =
+        format!("{compared} CRD{} compared with {rev}: no breaking change", if compared == 1 { "" } else { "s" });
+    // Every CRD new since `rev` (a first release): nothing was compared, nothing to say.
+    if compared == 0 {
+        ui::detail(&summary)
+    } else {
+        ui::info(&summary)
+    }
     Ok(())
 }
