@@ -34,8 +34,8 @@ fn ok(dir: &Path, program: &str, args: &[&str]) -> String {
 
 const GIT: &[&str] = &["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"];
 
-#[test]
-fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
+/// A project with a Memcached kind, its manifests generated, committed to a new git repository.
+fn committed_project() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("op");
     std::fs::create_dir(&dir).unwrap();
@@ -46,6 +46,13 @@ fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
     ok(&dir, "git", &[GIT, &["init", "-q"]].concat());
     ok(&dir, "git", &[GIT, &["add", "."]].concat());
     ok(&dir, "git", &[GIT, &["commit", "-q", "-m", "first"]].concat());
+    (tmp, dir)
+}
+
+#[test]
+fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
+    let (_tmp, dir) = committed_project();
+    let rop = env!("CARGO_BIN_EXE_rop");
 
     // Unchanged: nothing to report.
     let stdout = ok(&dir, rop, &["generate", "--check-compat"]);
@@ -121,16 +128,8 @@ fn a_breaking_edit_of_a_rust_type_stops_generate_until_acknowledged() {
 /// nothing, said in one line.
 #[test]
 fn generate_compares_with_the_last_release_by_default() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("op");
-    std::fs::create_dir(&dir).unwrap();
+    let (_tmp, dir) = committed_project();
     let rop = env!("CARGO_BIN_EXE_rop");
-    ok(&dir, rop, &["init", "--domain", "example.com", "--repo", "github.com/example/op"]);
-    ok(&dir, rop, &["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
-    ok(&dir, rop, &["generate"]);
-    ok(&dir, "git", &[GIT, &["init", "-q"]].concat());
-    ok(&dir, "git", &[GIT, &["add", "."]].concat());
-    ok(&dir, "git", &[GIT, &["commit", "-q", "-m", "first"]].concat());
     let note = "note: no release tag (v*) and no default branch (origin/HEAD) to compare the CRDs with: compatibility not checked (`rop generate --check-compat=REF` compares with any revision)\n";
     assert!(ok(&dir, rop, &["generate"]).starts_with(note));
 
