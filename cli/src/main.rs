@@ -96,6 +96,13 @@ enum Create {
     Api(commands::create_api::CreateApiArgs),
     /// Add defaulting, validating or conversion webhooks to a kind: server code, tests, manifests.
     Webhook(commands::create_webhook::CreateWebhookArgs),
+    /// Not a command: a controller comes with `rop create api`. Said so, with the flags that
+    /// scaffold a controller alone, to whoever looks for kubebuilder-era or operator-sdk words.
+    #[command(hide = true)]
+    Controller {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        rest: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -105,6 +112,10 @@ fn main() -> ExitCode {
         Commands::Init(args) => commands::init::run(&root, args),
         Commands::Create(Create::Api(args)) => commands::create_api::run(&project::find_root(&root), args),
         Commands::Create(Create::Webhook(args)) => commands::create_webhook::run(&project::find_root(&root), args),
+        Commands::Create(Create::Controller { .. }) => Err(commands::UsageError::new(
+            "rop has no `create controller`: a controller comes with `rop create api --group G --version V --kind K` (with its types), or alone with `--resource=false` for a kind that exists already (a built-in kind such as --group apps --version v1 --kind Deployment, or one of another project)",
+        )
+        .into()),
         Commands::Alpha(Alpha::Generate(args)) => commands::alpha_generate::run(&root, args),
         Commands::Completion { shell } => {
             let mut script = Vec::new();

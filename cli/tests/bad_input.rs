@@ -179,6 +179,13 @@ fn cases() -> Vec<Case> {
             code: 1,
             message: "{dir} already holds a project (PROJECT exists): run `rop init` in an empty directory, or use `rop create api` to extend this one",
         },
+        // create controller, which is `create api`'s
+        Case {
+            args: &["create", "controller", "--group", "apps", "--version", "v1", "--kind", "Deployment"],
+            setup: Project,
+            code: 2,
+            message: "rop has no `create controller`: a controller comes with `rop create api --group G --version V --kind K` (with its types), or alone with `--resource=false` for a kind that exists already",
+        },
         // create api: names
         Case {
             args: api(&["memcached"]),

@@ -122,8 +122,14 @@ fn only_the_image_is_required() {
 fn what_an_image_alone_leaves_to_chance_is_said_after_the_files() {
     let (_tmp, dir) = project();
     let image = ["--kind", "Redis", "--image", "redis:7.2-alpine", "--workload", "statefulset"];
+    // A dry run, for trying options, says the same and writes nothing.
+    let before = tree(&dir);
+    let dry_run = rop(&dir, &[&MEMCACHED[..6], &image[..], &["--dry-run"]].concat());
+    assert!(dry_run.status.success(), "{dry_run:?}");
+    assert_eq!(before, tree(&dir));
     let out = rop(&dir, &[&MEMCACHED[..6], &image[..]].concat());
     assert!(out.status.success(), "{out:?}");
+    assert_eq!(dry_run.stderr, out.stderr);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         stderr,

@@ -286,10 +286,16 @@ pub fn run(root: &Path, args: &CreateApiArgs) -> anyhow::Result<()> {
     }
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
 
-    let Some(changes) = plan.finish(args.force, args.dry_run, "rop create api would write")? else { return Ok(()) };
-    ui::info(&plan::summary(&changes));
+    let changes = plan.finish(args.force, args.dry_run, "rop create api would write")?;
+    if let Some(changes) = &changes {
+        ui::info(&plan::summary(changes));
+    }
+    // A dry run says them too: they are about the options, which a dry run is for trying.
     for warning in image.iter().flat_map(DeployImage::warnings) {
         ui::warning(&warning);
+    }
+    if changes.is_none() {
+        return Ok(());
     }
     ui::info(&format!("Next: edit {}/{}.rs, then run `make manifests`", k.api_dir(), k.snake));
     Ok(())
