@@ -28,6 +28,11 @@ pub fn quiet() -> bool {
     LEVEL.load(Ordering::Relaxed) == QUIET
 }
 
+/// The `s` of a plural noun for `n` things: `format!("{n} file{}", plural(n))`.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
 /// Prints a result line (file summaries, "Next: ..."), unless `--quiet`.
 pub fn info(text: &str) {
     if !quiet() {

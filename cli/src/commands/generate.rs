@@ -128,7 +128,7 @@ fn check_crds(
     if errors > 0 {
         bail!(
             "{errors} generated CRD problem{} the API server would reject (listed above); fix the Rust types and run `rop generate` again; nothing was written",
-            if errors == 1 { "" } else { "s" }
+            crate::ui::plural(errors)
         );
     }
     Ok(())
@@ -248,7 +248,7 @@ fn check_samples(root: &Path, files: &[rop::manifests::OutputFile]) -> anyhow::R
     if errors > 0 {
         bail!(
             "{errors} sample problem{} the API server would reject (listed above); fix the samples or the types, then run `rop generate` again; nothing was written",
-            if errors == 1 { "" } else { "s" }
+            crate::ui::plural(errors)
         );
     }
     Ok(())

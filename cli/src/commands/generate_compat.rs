@@ -108,7 +108,7 @@ pub fn check(
         for found in &input.crds {
             let name = found.crd["metadata"]["name"].as_str().unwrap_or_default();
             let shown = old_file.strip_prefix(root).unwrap_or(&old_file).display().to_string();
-            let finding = super::verify_against::crd_removed(name);
+            let finding = rop_verify::compat::crd_removed(name);
             names.insert(name.to_string());
             if let Some(reason) = acks.take(name, &finding) {
                 eprintln!("{shown}: note: acknowledged {} {name}: {reason}", finding.rule);
@@ -127,12 +127,11 @@ pub fn check(
     if errors > 0 {
         bail!(
             "{errors} change{} since {rev} break{} objects or clients of the CRDs (listed above; docs/compat.md says how to make each safely); nothing was written. A deliberate break is acknowledged in {ACKNOWLEDGEMENTS}",
-            if errors == 1 { "" } else { "s" },
+            crate::ui::plural(errors),
             if errors == 1 { "s" } else { "" }
         );
     }
-    let summary =
-        format!("{compared} CRD{} compared with {rev}: no breaking change", if compared == 1 { "" } else { "s" });
+    let summary = format!("{compared} CRD{} compared with {rev}: no breaking change", crate::ui::plural(compared));
     // Every CRD new since `rev` (a first release): nothing was compared, nothing to say.
     if compared == 0 {
         ui::detail(&summary)

@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::Args;
 
+use crate::ui::plural;
+
 /// Arguments of `rop verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -175,7 +177,3 @@ fn verify_file(
 
 /// Where in the input: a document's index, and an item's in a list.
 type Place = (usize, Option<usize>);
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}

@@ -30,6 +30,7 @@ use serde_json::Value;
 
 use super::UsageError;
 use crate::compat::{Acknowledgements, GitRevision};
+use crate::ui::plural;
 
 /// One CRD document: where it came from and its content.
 struct Crd {
@@ -165,7 +166,7 @@ pub fn run(
     }
     for (name, crd) in old_by_name.iter().filter(|(n, _)| !new_by_name.contains_key(*n)) {
         if git.is_some() {
-            let finding = crd_removed(name);
+            let finding = rop_verify::compat::crd_removed(name);
             compared.insert(name.to_string());
             match acks.take(name, &finding) {
                 Some(reason) => {
@@ -206,21 +207,6 @@ pub fn run(
     Ok(())
 }
 
-/// The finding for a CRD that is gone: deleting a CRD deletes every object of it.
-pub fn crd_removed(name: &str) -> rop_verify::Finding {
-    rop_verify::Finding {
-        severity: rop_verify::Severity::Error,
-        rule: rop_verify::Rule::CompatCrdRemoved,
-        path: "metadata.name".to_string(),
-        version: None,
-        message: format!(
-            "CRD {name} removed: deleting it from a cluster deletes every object of it, and its clients fail with 404 Not Found"
-        ),
-        fix: "keep the CRD (stop serving its versions first, if it is to go), or acknowledge the removal".to_string(),
-        unbounded: Vec::new(),
-    }
-}
-
 /// The CRDs of a file as it was at the revision. A file that was broken there (not YAML, a
 /// v1beta1 CRD) and has been fixed or deleted since is not the new files' fault: it is noted
 /// and its CRDs count as absent.
@@ -254,10 +240,6 @@ fn moved_crds(git: &GitRevision, new_files: &[(PathBuf, String)], missing: &[&st
 
 fn absolute(root: &Path, path: &Path) -> PathBuf {
     if path.is_absolute() { path.to_path_buf() } else { root.join(path) }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 fn crd_name(doc: &Value) -> &str {

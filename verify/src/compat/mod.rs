@@ -91,6 +91,23 @@ pub fn compare_crds(old: &Value, new: &Value, options: &CompatOptions) -> Vec<Fi
     report.into_findings()
 }
 
+/// The finding for a CRD that an older revision held and a newer one does not: deleting a CRD
+/// from a cluster deletes every object of it (apiextensions-apiserver's CRD finalizer), and its
+/// clients get 404 Not Found. `rop verify --against` and `rop generate` report it.
+pub fn crd_removed(name: &str) -> Finding {
+    Finding {
+        severity: Severity::Error,
+        rule: crate::Rule::CompatCrdRemoved,
+        path: "metadata.name".to_string(),
+        version: None,
+        message: format!(
+            "CRD {name} removed: deleting it from a cluster deletes every object of it, and its clients fail with 404 Not Found"
+        ),
+        fix: "keep the CRD (stop serving its versions first, if it is to go), or acknowledge the removal".to_string(),
+        unbounded: Vec::new(),
+    }
+}
+
 /// The field a finding's schema path is about, as a path into the object: `spec.tags[*].name`
 /// for `spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items
 /// .properties[name]` (`[*]` for list items and map values); `None` outside a schema and at its
