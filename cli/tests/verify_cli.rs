@@ -59,7 +59,30 @@ fn missing_file_fails() {
     let (stdout, code) = run(&["/nonexistent/crd.yaml"]);
     assert!(stdout.starts_with("/nonexistent/crd.yaml: error: cannot read /nonexistent/crd.yaml"), "{stdout}");
     assert!(stdout.ends_with("1 file (1 unreadable), 0 CRDs: 0 errors, 0 warnings\n"), "{stdout}");
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "unusable input, as for --against and import");
+}
+
+/// A folder stands for the manifests directly in it; `-` is standard input with `--against` too.
+#[test]
+fn a_folder_is_read_and_against_reads_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid = std::fs::read_to_string(corpus("valid/045-structural.missing-type.yaml")).unwrap();
+    std::fs::write(dir.path().join("a.yaml"), &valid).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a manifest").unwrap();
+    let folder = dir.path().display().to_string();
+    let (stdout, code) = run(&[&folder]);
+    assert_eq!((stdout.as_str(), code), ("1 file, 1 CRD: 0 errors, 0 warnings\n", 0));
+
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rop"))
+        .args(["verify", "--against", &folder, "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(valid.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
 }
 
 /// Inside a project, a kind with a conversion webhook gets it from config/crd/patches/ when
@@ -171,4 +194,19 @@ fn input_without_a_crd_is_an_error_that_says_what_it_held() {
     );
     assert!(stderr.starts_with("error: no CustomResourceDefinition to check in - (a v1 ConfigMap); "), "{stderr}");
     assert_eq!(code, 2);
+}
+
+/// A new CRD the API server would reject is said to be that, not a compatibility break.
+#[test]
+fn against_names_an_invalid_new_crd_as_invalid() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rop"))
+        .args(["verify", "--against", &corpus("valid/045-structural.missing-type.yaml")])
+        .arg(corpus("invalid/045-structural.missing-type.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: the API server would reject the new CRDs (see the errors above; `rop verify` checks them alone)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
 }

@@ -50,6 +50,8 @@ struct Passes {
     running: AtomicUsize,
     /// When the last pass started or ended.
     last: Mutex<Option<Instant>>,
+    /// Why the last pass failed, while the next one has not succeeded.
+    failure: Mutex<Option<String>>,
 }
 
 impl Passes {
@@ -85,6 +87,8 @@ impl<R: Reconciler> Reconciler for Counted<R> {
         self.passes.touch();
         let _in_flight = InFlight(&self.passes);
         let result = self.inner.reconcile(object.clone(), ctx).await;
+        let failure = result.as_ref().err().map(|err| format!("{} failed: {}", object.name_any(), error_chain(err)));
+        *self.passes.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = failure;
         if result.is_ok() {
             let mut done = self.passes.done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             *done.entry(key(&*object)).or_default() += 1;
@@ -275,7 +279,12 @@ impl<K: Kind> ControllerTest<K> {
     /// # Panics
     /// When that does not happen within [`WAIT`], or the manager ends first (with its error).
     pub async fn wait_for(&self, object: &ObjectOf<K>, done: impl Fn(&ObjectOf<K>) -> bool) -> ObjectOf<K> {
-        self.unless_manager_ends(crate::wait_for(&self.api(), &object.name_any(), done)).await
+        let (api, name) = (self.api(), object.name_any());
+        let wait = crate::wait::wait_for_or(&api, &name, done, || {
+            let failure = self.passes.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            failure.as_ref().map(|why| format!("; the last pass over {why}")).unwrap_or_default()
+        });
+        self.unless_manager_ends(wait).await
     }
 
     /// `wait`'s outcome; but when the manager ends first (a `Config` it refused at start, a

@@ -37,8 +37,10 @@ impl Denial {
             _ => return None,
         };
         let (namespace, rest) = match rest {
-            // `/api/v1/namespaces/{name}` is the Namespace itself, not objects in it.
             ["namespaces", namespace, rest @ ..] if !rest.is_empty() => (Some(namespace.to_string()), rest),
+            // `/api/v1/namespaces/{name}` is the Namespace itself, which RBAC checks in the
+            // namespace of its own name, as the API server's request-info resolver does.
+            ["namespaces", name] => (Some(name.to_string()), rest),
             _ => (None, rest),
         };
         let (resource, named) = match rest {
@@ -70,11 +72,20 @@ impl Denial {
             None => "at the cluster scope".to_string(),
         };
         format!(
-            "the API server refused the manager (403 Forbidden): its ServiceAccount may not {} {} ({group}) {place}. Grant it with #[rop(rbac(groups = [\"{}\"], resources = [\"{}\"], verbs = [\"{}\"]))] on the kind (an owned or watched kind gets its rules from owns(...) or watches(...)), then run `make manifests`",
-            self.verb, self.resource, self.group, self.resource, self.verb
+            "the API server refused the manager (403 Forbidden): its ServiceAccount may not {} {} ({group}) {place}. Grant it with #[rop(rbac(groups = [\"{}\"], resources = [\"{}\"], verbs = [\"{}\"]))] on the kind (an owned or watched kind gets its rules from owns(...) or watches(...)), then run `make manifests`{}",
+            self.verb,
+            self.resource,
+            self.group,
+            self.resource,
+            self.verb,
+            if self.namespace.is_none() { CLUSTER_SCOPE } else { "" }
         )
     }
 }
+
+/// What a refusal at the cluster scope adds: a namespace-scoped manager's rules are a Role,
+/// which grants nothing there.
+pub(crate) const CLUSTER_SCOPE: &str = ". A namespace-scoped manager (`rop edit --namespaced`: its rules are a Role) is refused everything at the cluster scope whatever its rules say: ask within its namespace instead (Api::namespaced, not Api::all)";
 
 /// The refusals so far, shared by the manager's client and the test.
 #[derive(Clone)]
@@ -196,7 +207,7 @@ mod tests {
             ),
             (Method::DELETE, "/api/v1/namespaces/default/pods", Some(("deletecollection", "", "pods", ns))),
             (Method::DELETE, "/api/v1/namespaces/default/pods/p", Some(("delete", "", "pods", ns))),
-            (Method::GET, "/api/v1/namespaces/default", Some(("get", "", "namespaces", None))),
+            (Method::GET, "/api/v1/namespaces/default", Some(("get", "", "namespaces", Some("default")))),
             (Method::GET, "/apis/example.com/v1/widgets", Some(("list", "example.com", "widgets", None))),
             (Method::GET, "/version", None),
             (Method::GET, "/apis/apps/v1", None),
@@ -211,6 +222,13 @@ mod tests {
             });
             assert_eq!(denial, expected, "{method} {uri}");
         }
+    }
+
+    #[test]
+    fn a_denial_at_the_cluster_scope_says_a_role_cannot_grant_it() {
+        let denial = Denial { verb: "list".into(), group: "".into(), resource: "secrets".into(), namespace: None };
+        assert!(denial.explain().contains("may not list secrets (the core group) at the cluster scope."));
+        assert!(denial.explain().ends_with(CLUSTER_SCOPE));
     }
 
     #[test]

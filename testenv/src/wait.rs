@@ -23,14 +23,28 @@ pub async fn wait_for<K>(api: &Api<K>, name: &str, done: impl Fn(&K) -> bool) ->
 where
     K: kube::Resource + Clone + Debug + DeserializeOwned,
 {
+    wait_for_or(api, name, done, String::new).await
+}
+
+/// [`wait_for`], whose time-out message ends with what `why` says then (the controller's last
+/// error) before the object as last seen, without its `managedFields`.
+pub(crate) async fn wait_for_or<K>(api: &Api<K>, name: &str, done: impl Fn(&K) -> bool, why: impl Fn() -> String) -> K
+where
+    K: kube::Resource + Clone + Debug + DeserializeOwned,
+{
     let deadline = Instant::now() + WAIT;
     loop {
-        let last = match api.get_opt(name).await {
+        let mut last = match api.get_opt(name).await {
             Ok(Some(object)) if done(&object) => return object,
             Ok(object) => object,
             Err(err) => panic!("cannot read {name}: {err}"),
         };
-        assert!(Instant::now() < deadline, "{name} did not get there within {WAIT:?}; last seen: {last:#?}");
+        if Instant::now() >= deadline {
+            if let Some(object) = &mut last {
+                object.meta_mut().managed_fields = None;
+            }
+            panic!("{name} did not get there within {WAIT:?}{}; last seen: {last:#?}", why());
+        }
         tokio::time::sleep(POLL).await;
     }
 }

@@ -162,12 +162,11 @@ fn list_items(doc: &Value) -> Option<&Vec<Value>> {
 /// `a v1 ConfigMap`, `an apps/v1 Deployment`, or `a document without apiVersion and kind`.
 fn describe(doc: &Value) -> String {
     let field = |name: &str| doc.get(name).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let article = |word: &str| if word.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
     match (field("apiVersion"), field("kind")) {
-        (Some(api_version), Some(kind)) => {
-            let article = if api_version.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
-            format!("{article} {api_version} {kind}")
-        }
+        (Some(api_version), Some(kind)) => format!("{} {api_version} {kind}", article(api_version)),
         (None, Some(kind)) => format!("a {kind} without apiVersion"),
+        (Some(api_version), None) => format!("{} {api_version} document without kind", article(api_version)),
         _ if doc.is_object() => "a document without apiVersion and kind".into(),
         _ => "a document that is not a mapping".into(),
     }
@@ -209,10 +208,13 @@ mod tests {
 
     #[test]
     fn json_is_read_as_yaml_and_what_an_input_held_is_said() {
-        let json = r#"{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace"}, {"kind": "Thing"}, {}]}"#;
+        let json = r#"{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace"}, {"kind": "Thing"}, {}, {"apiVersion": "apiextensions.k8s.io/v1"}]}"#;
         let input = crd_documents(json).unwrap();
         assert!(input.crds.is_empty());
-        assert_eq!(input.held(), "a v1 Namespace, a Thing without apiVersion, a document without apiVersion and kind");
+        assert_eq!(
+            input.held(),
+            "a v1 Namespace, a Thing without apiVersion, a document without apiVersion and kind, an apiextensions.k8s.io/v1 document without kind"
+        );
         assert_eq!(crd_documents("# nothing\n---\n").unwrap().held(), "no YAML documents");
     }
 }

@@ -35,6 +35,12 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// The text of an input named on the command line: standard input for `-` (as `kubectl apply
+/// -f -` reads it), else the file `path` (where `shown`, as the user wrote it, points).
+pub fn read_input(path: &std::path::Path, shown: &str) -> std::io::Result<String> {
+    if shown == "-" { std::io::read_to_string(std::io::stdin()) } else { std::fs::read_to_string(path) }
+}
+
 /// The copyright header put on top of generated Rust files, from `--owner` and `--license`
 /// (kubebuilder's `hack/boilerplate.go.txt`), or empty for `--license none`. The year comes
 /// from `SOURCE_DATE_EPOCH` when set (reproducible output), else from the clock.

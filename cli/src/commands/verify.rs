@@ -9,8 +9,9 @@
 //! For a file with more than one YAML document the file is written `path/to/file.yaml#N`
 //! (N counts documents from 1), and an item of a `v1 List` or `CustomResourceDefinitionList`
 //! (what `kubectl get crd -o yaml` writes) `path/to/file.yaml items[I]`. A document that is not
-//! a CRD is skipped with a `note:` line. The last line is a summary. Exit code 1 if any error
-//! was found (or a file could not be read), 2 if no file held a CRD, else 0.
+//! a CRD is skipped with a `note:` line. A folder stands for the manifests directly in it. The
+//! last line is a summary. Exit code 1 if the API server would reject a CRD, 2 if a file could
+//! not be read (or is not YAML) or no file held a CRD, else 0.
 //!
 //! With `--against OLD`, the files are instead compared with an older revision of their CRDs
 //! (see [`super::verify_against`]).
@@ -26,7 +27,7 @@ use crate::ui::plural;
 /// Arguments of `rop verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// CRD YAML or JSON files to check (multi-document files and `kind: List` are fine;
+    /// CRD YAML or JSON files, or folders of them, to check (multi-document files and `kind: List` are fine;
     /// non-CRD documents are skipped, and input without any CRD is an error); `-` reads
     /// standard input.
     #[arg(required = true, value_name = "FILE")]
@@ -76,9 +77,8 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
     // In a project, a kind with a conversion webhook gets it from config/crd/patches/.
     let converted =
         crate::project::Project::load(&crate::project::find_root(root)).map(|p| p.converted_crds()).unwrap_or_default();
-    for file in &args.files {
-        let shown = file.display().to_string();
-        let full = if file.is_absolute() { file.clone() } else { root.join(file) };
+    // A folder stands for the manifests directly in it, as for `--against`.
+    for (full, shown) in super::verify_against::expand(root, &args.files, "")? {
         match verify_file(&full, &shown, &converted, &mut totals) {
             Ok(lines) => lines.iter().for_each(|l| crate::ui::out(l)),
             Err(e) => {
@@ -101,7 +101,12 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
         plural(totals.warnings)
     ));
     if !unreadable.is_empty() {
-        bail!("could not check {} (see the error lines above)", unreadable.join(", "));
+        // Unusable input, as for --against and import: exit 2, not the 1 of an invalid CRD.
+        return Err(super::UsageError::new(format!(
+            "could not check {} (see the error lines above)",
+            unreadable.join(", ")
+        ))
+        .into());
     }
     if totals.crds == 0 {
         // A gate that checked nothing must not pass: `kubectl get crd -o yaml` of the wrong
@@ -130,11 +135,9 @@ fn verify_file(
     totals: &mut Totals,
 ) -> anyhow::Result<Vec<String>> {
     // `-` is standard input, as for kubectl (`kubectl kustomize config/crd | rop verify -`).
-    let text = if path.file_name().is_some_and(|n| n == "-") && shown == "-" {
-        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
-    } else {
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?
-    };
+    let text = super::read_input(path, shown).with_context(|| {
+        if shown == "-" { "cannot read standard input".to_string() } else { format!("cannot read {}", path.display()) }
+    })?;
     let input = rop_verify::crd_documents(&text)?;
     let label = |document, item| rop_verify::document_label(shown, input.documents, document, item);
     // Notes and findings in input order, by the (document, item) each is about.

@@ -45,6 +45,8 @@ struct Totals {
     added: usize,
     errors: usize,
     warnings: usize,
+    /// Errors of the new CRDs alone, which the API server would reject (among `errors`).
+    invalid: usize,
 }
 
 impl Totals {
@@ -87,7 +89,7 @@ pub fn run(
     let mut new_crds = Vec::new();
     let mut old_crds = Vec::new();
     for (full, shown) in &new_files {
-        let text = std::fs::read_to_string(full)
+        let text = super::read_input(full, shown)
             .map_err(|e| UsageError::new(format!("cannot read {shown}: {e} (fix: check the path)")))?;
         new_crds.extend(crds_of(&text, shown)?);
         if let Some(git) = &git {
@@ -142,6 +144,7 @@ pub fn run(
         let name = crd_name(&crd.doc);
         // The upgrade cannot happen if the server refuses the new CRD.
         for finding in rop_verify::verify_crd(&crd.doc).iter().filter(|f| f.is_error()) {
+            totals.invalid += 1;
             totals.finding(&crd.label, finding);
         }
         let Some(before) = old_by_name.get(name) else {
@@ -201,6 +204,9 @@ pub fn run(
         totals.warnings,
         plural(totals.warnings)
     ));
+    if totals.invalid > 0 {
+        bail!("the API server would reject the new CRDs (see the errors above; `rop verify` checks them alone)");
+    }
     if totals.errors > 0 {
         bail!("the new CRDs break objects or clients of the old ones (see the errors above)");
     }
@@ -257,7 +263,7 @@ fn is_manifest(path: &Path) -> bool {
 /// The files named, with each folder replaced by the manifests directly in it (sorted), each
 /// as `(full path, path as shown)`; a path given twice is read once. `side` names OLD in
 /// messages, or is empty for NEW.
-fn expand(root: &Path, paths: &[PathBuf], side: &str) -> anyhow::Result<Vec<(PathBuf, String)>> {
+pub(super) fn expand(root: &Path, paths: &[PathBuf], side: &str) -> anyhow::Result<Vec<(PathBuf, String)>> {
     let mut out: Vec<(PathBuf, String)> = Vec::new();
     for path in paths {
         let full = absolute(root, path);
@@ -319,7 +325,7 @@ fn crds_of(text: &str, shown: &str) -> anyhow::Result<Vec<Crd>> {
 fn read_old_path(root: &Path, against: &str) -> anyhow::Result<Vec<Crd>> {
     let mut crds = Vec::new();
     for (file, label) in expand(root, &[PathBuf::from(against)], "OLD ")? {
-        let text = std::fs::read_to_string(&file)
+        let text = super::read_input(&file, &label)
             .map_err(|e| UsageError::new(format!("cannot read OLD {label}: {e} (fix: check the path)")))?;
         crds.extend(crds_of(&text, &label)?);
     }

@@ -415,7 +415,8 @@ impl Filter {
 /// The CRDs of one file, each version that `filters` selects read into types.
 fn read_file(path: &Path, shown: &Path, filters: &[Filter], types_only: bool) -> anyhow::Result<Vec<Imported>> {
     let name = shown.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| UsageError::new(format!("{name}: cannot read it: {e}")))?;
+    let text = crate::commands::read_input(path, &name)
+        .map_err(|e| UsageError::new(format!("{name}: cannot read it: {e}")))?;
     let input = rop_verify::crd_documents(&text).map_err(|e| UsageError::new(format!("{name}: {e}")))?;
     if input.crds.is_empty() {
         bail!(UsageError::new(format!(
@@ -423,11 +424,12 @@ fn read_file(path: &Path, shown: &Path, filters: &[Filter], types_only: bool) ->
             input.held()
         )));
     }
-    let crds = input.crds.into_iter().map(|found| (found.document, found.crd));
     let mut out = Vec::new();
-    for (index, crd) in crds {
+    for found in input.crds {
+        let crd = found.crd;
         let crd_name = crd["metadata"]["name"].as_str().unwrap_or("(unnamed)").to_string();
-        let at = format!("{name}: document {index} ({crd_name})");
+        let item = found.item.map(|i| format!(" items[{i}]")).unwrap_or_default();
+        let at = format!("{name}: document {}{item} ({crd_name})", found.document);
         let errors: Vec<String> = rop_verify::verify_crd(&crd)
             .into_iter()
             .filter(|f| f.severity == rop_verify::Severity::Error)

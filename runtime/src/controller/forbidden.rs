@@ -43,8 +43,17 @@ impl Refused {
         };
         let group = if self.group.is_empty() { "the core group".to_string() } else { format!("group {}", self.group) };
         format!(
-            "the manager's role lacks a rule: it may not {} {} ({group}) {place}. Grant it with #[rop(rbac(groups = [\"{}\"], resources = [\"{}\"], verbs = [\"{}\"]))] on the kind (an owned or watched kind gets its rules from owns(...) or watches(...)), run `make manifests` and deploy the new config/rbac/role.yaml",
-            self.verb, self.resource, self.group, self.resource, self.verb
+            "the manager's role lacks a rule: it may not {} {} ({group}) {place}. Grant it with #[rop(rbac(groups = [\"{}\"], resources = [\"{}\"], verbs = [\"{}\"]))] on the kind (an owned or watched kind gets its rules from owns(...) or watches(...)), run `make manifests` and deploy the new config/rbac/role.yaml{}",
+            self.verb,
+            self.resource,
+            self.group,
+            self.resource,
+            self.verb,
+            if self.namespace.is_none() {
+                ". A namespace-scoped manager (its rules are a Role) is refused everything at the cluster scope whatever its rules say: ask within its namespace instead (Api::namespaced, not Api::all)"
+            } else {
+                ""
+            }
         )
     }
 }

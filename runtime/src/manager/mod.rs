@@ -321,11 +321,20 @@ impl Manager {
         // kube speaks TLS through rustls with ring; rustls refuses to choose when a second
         // provider is compiled in, so choose.
         let _ = crate::webhook::tls::ring_provider().install_default();
+        // The metrics certificate is checked before connecting: a bad flag is said first.
+        let metrics_tls = if options.metrics_secure && options.metrics_bind_address.0.is_some() {
+            Some(metrics_server::Tls::new(options.metrics_cert_dir.as_deref()).map_err(Problem::MetricsCertificate)?)
+        } else {
+            if let Some(dir) = &options.metrics_cert_dir {
+                warn!(dir = %dir.display(), "--metrics-cert-dir is not used: the metrics are not served over HTTPS (--metrics-secure=false or --metrics-bind-address=0)");
+            }
+            None
+        };
         let client = match client {
             Some(client) => client,
             None => client::connect().await?,
         };
-        let servers = start_servers(&options, registry, readiness.clone(), &client, &shutdown).await?;
+        let servers = start_servers(&options, registry, readiness.clone(), metrics_tls, &client, &shutdown).await?;
         let leader = options.leader_elect.then(|| {
             let identity = options.leader_election_identity.clone();
             leader::Leader::start(client.clone(), &options.leader_election_namespace, &lease, identity, timing)
@@ -445,12 +454,14 @@ fn stop_on_failure(server: Server, shutdown: CancellationToken) -> Server {
     })
 }
 
-/// Starts the metrics and health servers that are enabled: the metrics over HTTPS to callers
-/// the API server authorizes unless `--metrics-secure=false`.
+/// Starts the metrics and health servers that are enabled: the metrics over HTTPS with
+/// `metrics_tls` to callers the API server authorizes, else (`--metrics-secure=false`) over
+/// plain HTTP.
 async fn start_servers(
     options: &Options,
     registry: Registry,
     readiness: Readiness,
+    mut metrics_tls: Option<metrics_server::Tls>,
     client: &Client,
     shutdown: &CancellationToken,
 ) -> Result<Vec<Server>, Error> {
@@ -462,9 +473,8 @@ async fn start_servers(
     ];
     for (server, BindAddress(addr), router) in enabled {
         let Some(addr) = addr else { continue };
-        let bound = if server == "metrics" && options.metrics_secure {
-            let tls =
-                metrics_server::Tls::new(options.metrics_cert_dir.as_deref()).map_err(Problem::MetricsCertificate)?;
+        let tls = if server == "metrics" { metrics_tls.take() } else { None };
+        let bound = if let Some(tls) = tls {
             let router = metrics_server::secure(router, client.clone());
             metrics_server::spawn(addr, router, tls, options.http_versions(), shutdown.clone())
         } else {

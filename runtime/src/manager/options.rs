@@ -8,19 +8,26 @@ use std::time::Duration;
 
 /// An address to serve on, or `0` for none (controller-runtime's convention for
 /// `--metrics-bind-address` and `--health-probe-bind-address`). As in Go, `:8080` is port 8080
-/// on every interface.
+/// on every interface, and a host name (`localhost:8080`) is looked up; a value that is none
+/// of these is refused with a message listing them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BindAddress(pub Option<SocketAddr>);
 
 impl FromStr for BindAddress {
-    type Err = std::net::AddrParseError;
+    type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "0" => Ok(Self(None)),
-            addr if addr.starts_with(':') => format!("0.0.0.0{addr}").parse().map(|addr| Self(Some(addr))),
-            addr => addr.parse().map(|addr| Self(Some(addr))),
-        }
+        let parsed = match s {
+            "0" => return Ok(Self(None)),
+            addr if addr.starts_with(':') => format!("0.0.0.0{addr}").parse().ok(),
+            addr => addr.parse().ok().or_else(|| {
+                use std::net::ToSocketAddrs as _;
+                addr.to_socket_addrs().ok()?.next()
+            }),
+        };
+        parsed.map(|addr| Self(Some(addr))).ok_or_else(|| {
+            format!("{s:?} is not an address to serve on: give :PORT (every interface), IP:PORT, HOST:PORT, or 0 to serve nothing")
+        })
     }
 }
 
@@ -53,12 +60,12 @@ pub struct Options {
     #[arg(long, default_value = "0.0.0.0:8443")]
     pub metrics_bind_address: BindAddress,
 
-    /// Serve `/metrics` over HTTPS (HTTP/1.1 only), and only to callers whose bearer token the
-    /// API server authenticates (a TokenReview) and authorizes for `get` on the non-resource
-    /// URL `/metrics` (a SubjectAccessReview; `config/rbac/metrics_reader_role.yaml` grants
-    /// it), as kubebuilder's manager does. `false` serves plain HTTP to anyone who reaches the
+    /// Serve `/metrics` over HTTPS (HTTP/1.1 unless --enable-http2), and only to callers whose
+    /// bearer token the API server authenticates (a TokenReview) and authorizes for `get` on
+    /// the non-resource URL `/metrics` (a SubjectAccessReview;
+    /// `config/rbac/metrics_reader_role.yaml` grants it), as kubebuilder's manager does. `false` serves plain HTTP to anyone who reaches the
     /// port, for a manager run on a developer's machine.
-    #[arg(long, env = "METRICS_SECURE", default_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long, env = "METRICS_SECURE", default_value = "true", action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub metrics_secure: bool,
 
     /// Folder holding the secure metrics server's certificate, `tls.crt` and `tls.key` (a
@@ -74,7 +81,7 @@ pub struct Options {
 
     /// Run the controllers only while holding the leader Lease, so that only one of several
     /// replicas is active.
-    #[arg(long)]
+    #[arg(long, default_value = "false", action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub leader_elect: bool,
 
     /// Namespace of the leader Lease.
@@ -159,7 +166,7 @@ pub struct Options {
 
     /// Serve the webhooks; `false` (or ENABLE_WEBHOOKS=false) runs the controllers without them,
     /// as `make run` does on a machine without the serving certificate.
-    #[arg(long, env = "ENABLE_WEBHOOKS", default_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long, env = "ENABLE_WEBHOOKS", default_value = "true", action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub enable_webhooks: bool,
 }
 
@@ -312,7 +319,9 @@ mod tests {
         assert_eq!("0".parse::<BindAddress>(), Ok(BindAddress(None)));
         let addr: SocketAddr = "127.0.0.1:8080".parse().unwrap();
         assert_eq!("127.0.0.1:8080".parse(), Ok(BindAddress(Some(addr))));
-        assert!("localhost".parse::<BindAddress>().is_err());
+        assert!("localhost".parse::<BindAddress>().is_err(), "no port");
+        let local = "localhost:8080".parse::<BindAddress>().unwrap().0.unwrap();
+        assert!(local.ip().is_loopback() && local.port() == 8080, "a host name is looked up: {local}");
         let any: SocketAddr = "0.0.0.0:8081".parse().unwrap();
         assert_eq!(":8081".parse(), Ok(BindAddress(Some(any))), "Go's port-only form");
     }
@@ -350,16 +359,27 @@ mod tests {
         assert!(!args.manager.metrics_secure);
         assert_eq!(args.manager.metrics_bind_address, BindAddress(Some("0.0.0.0:8080".parse().unwrap())));
         let err = Args::try_parse_from(["manager", "--metrics-secure=no"]).unwrap_err();
-        assert!(err.to_string().contains("invalid value 'no' for '--metrics-secure <METRICS_SECURE>'"), "{err}");
+        assert!(err.to_string().contains("invalid value 'no' for '--metrics-secure"), "{err}");
     }
 
+    /// Every switch takes Go's forms, as a kubebuilder manager's flags do: bare, `=true`,
+    /// `=false`.
     #[test]
-    fn http2_is_asked_for_with_or_without_a_value() {
-        for (flags, http2) in
-            [(&["--enable-http2"][..], true), (&["--enable-http2=true"], true), (&["--enable-http2=false"], false)]
-        {
-            let args = Args::try_parse_from(std::iter::once("manager").chain(flags.iter().copied())).unwrap();
-            assert_eq!(args.manager.enable_http2, http2, "{flags:?}");
+    fn switches_are_set_with_or_without_a_value() {
+        type Read = fn(&Options) -> bool;
+        let switches: [(&str, Read); 4] = [
+            ("--enable-http2", |o| o.enable_http2),
+            ("--leader-elect", |o| o.leader_elect),
+            ("--metrics-secure", |o| o.metrics_secure),
+            ("--enable-webhooks", |o| o.enable_webhooks),
+        ];
+        for (flag, read) in switches {
+            for (form, value) in
+                [(flag.to_string(), true), (format!("{flag}=true"), true), (format!("{flag}=false"), false)]
+            {
+                let args = Args::try_parse_from(["manager", form.as_str()]).unwrap();
+                assert_eq!(read(&args.manager), value, "{form}");
+            }
         }
     }
 
@@ -416,6 +436,9 @@ mod tests {
     #[test]
     fn a_bad_address_is_refused_with_the_flag_named() {
         let err = Args::try_parse_from(["manager", "--metrics-bind-address", "localhost"]).unwrap_err();
-        assert!(err.to_string().contains("--metrics-bind-address"), "{err}");
+        assert!(
+            err.to_string().contains("for '--metrics-bind-address <METRICS_BIND_ADDRESS>': \"localhost\" is not an address to serve on: give :PORT (every interface), IP:PORT, HOST:PORT, or 0 to serve nothing"),
+            "{err}"
+        );
     }
 }

@@ -105,7 +105,7 @@ pub(crate) async fn spawn(
     shutdown: CancellationToken,
 ) -> std::io::Result<JoinHandle<std::io::Result<()>>> {
     let listener = TcpListener::bind(addr).await?;
-    info!(server = name, address = %listener.local_addr()?, "serving");
+    info!(server = name, address = %listener.local_addr()?, "serving over plain HTTP");
     Ok(tokio::spawn(
         async move { axum::serve(listener, router).with_graceful_shutdown(shutdown.cancelled_owned()).await },
     ))
