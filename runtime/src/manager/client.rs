@@ -39,7 +39,13 @@ const BUFFER: usize = 1024;
 /// A client from the in-cluster service account or the kubeconfig, warning once when it does
 /// not verify the API server's certificate.
 pub(crate) async fn connect() -> Result<Client, Error> {
-    let config = Config::infer().await.map_err(|err| Problem::Client(kube::Error::InferConfig(err)))?;
+    let config = Config::infer().await.map_err(|err| {
+        let source = kube::Error::InferConfig(err);
+        match std::env::var("KUBECONFIG").ok().filter(|path| !path.is_empty()) {
+            Some(path) => Problem::Kubeconfig { path, source },
+            None => Problem::Client(source),
+        }
+    })?;
     if config.accept_invalid_certs {
         warn!(
             server = %config.cluster_url,

@@ -130,6 +130,17 @@ pub(crate) enum Problem {
         "failed to create the Kubernetes client: run in a cluster (with the manager's ServiceAccount) or set KUBECONFIG"
     )]
     Client(#[source] kube::Error),
+    /// No client from the kubeconfig `KUBECONFIG` names.
+    #[error(
+        "failed to create the Kubernetes client from KUBECONFIG={path}: fix that file, or unset KUBECONFIG to use ~/.kube/config"
+    )]
+    Kubeconfig {
+        /// `KUBECONFIG`'s value.
+        path: String,
+        /// kube's error, which says what is wrong with the file.
+        #[source]
+        source: kube::Error,
+    },
     /// A server's address could not be bound (in use, or not this machine's).
     #[error("failed to start the {server} server on {addr}: is another process serving there? (`0` disables it)")]
     Bind {
