@@ -204,6 +204,11 @@ fn another_group_needs_multigroup_unless_consumed_and_a_kind_is_imported_once() 
     assert!(dir.join("api/src/v1/memcached.rs").is_file() && dir.join("api/src/v1/cluster.rs").is_file());
     let lib = std::fs::read_to_string(dir.join("api/src/lib.rs")).unwrap();
     assert!(lib.contains("pub mod v1;") && lib.contains("pub mod shop;"), "{lib}");
+    // Deleted (its types are the import's, so --force), the kind takes its kept CRD along.
+    for version in ["v1", "v1beta1"] {
+        rop_ok(&dir, &["delete", "api", "--group", "shop", "--version", version, "--kind", "Widget", "--force"]);
+    }
+    assert!(!dir.join("config/crd/external").exists() && !dir.join("api/src/shop").exists());
     let (_tmp2, dir) = project(&[]);
     widgets(&dir);
     refused(

@@ -194,6 +194,11 @@ pub fn run(root: &Path, args: &DeleteApiArgs) -> anyhow::Result<()> {
     if removed.api.is_some() && !kind_remains && root.join(&crd).is_file() {
         plan.remove(&crd, None);
     }
+    // A consumed kind's CRD, kept for the tests by `rop import crd --types-only`.
+    let external = format!("config/crd/external/{}_{}.yaml", k.full_group, k.plural);
+    if removed.external && !kind_remains && root.join(&external).is_file() {
+        plan.remove(&external, None);
+    }
 
     plan.file(project::FILE, project.to_text(), IfExists::Overwrite);
 
