@@ -204,6 +204,17 @@ fn another_group_needs_multigroup_unless_consumed_and_a_kind_is_imported_once() 
     assert!(dir.join("api/src/v1/memcached.rs").is_file() && dir.join("api/src/v1/cluster.rs").is_file());
     let lib = std::fs::read_to_string(dir.join("api/src/lib.rs")).unwrap();
     assert!(lib.contains("pub mod v1;") && lib.contains("pub mod shop;"), "{lib}");
+    // `rop alpha generate` imports it again from the kept CRD: the same tree, but for the file
+    // the types say they were imported from.
+    let regenerated = dir.parent().unwrap().join("regenerated");
+    rop_ok(&dir, &["alpha", "generate", "--input-dir", ".", "--output-dir", regenerated.to_str().unwrap()]);
+    let (mut original, again) = (tree(&dir), tree(&regenerated));
+    original.remove("widgets.yaml");
+    assert_eq!(original.keys().collect::<Vec<_>>(), again.keys().collect::<Vec<_>>());
+    for (path, text) in &original {
+        let text = text.replace("imported from `widgets.yaml`", "imported from `shop.example.com_widgets.yaml`");
+        assert_eq!(&text, &again[path], "{path}");
+    }
     // Deleted (its types are the import's, so --force), the kind takes its kept CRD along.
     for version in ["v1", "v1beta1"] {
         rop_ok(&dir, &["delete", "api", "--group", "shop", "--version", version, "--kind", "Widget", "--force"]);

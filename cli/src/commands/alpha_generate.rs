@@ -61,7 +61,7 @@ pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
     };
     let existed = output.exists();
     std::fs::create_dir_all(&output).with_context(|| format!("cannot create {}", args.output_dir.display()))?;
-    if let Err(e) = replay(&output, &settings, &project) {
+    if let Err(e) = replay(&input, &output, &settings, &project) {
         // Leave nothing half-written: the folder goes back to how it was (absent or empty).
         if existed {
             for entry in std::fs::read_dir(&output).into_iter().flatten().flatten() {
@@ -88,11 +88,13 @@ pub fn run(cwd: &Path, args: &AlphaGenerateArgs) -> anyhow::Result<()> {
 /// created in (single-group kinds of a project later made multigroup stay where they were),
 /// and each resource's `create webhook` as soon as the versions it converts exist: a
 /// built-in kind's controller and webhooks right where PROJECT lists it.
-fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Result<()> {
+fn replay(input: &Path, output: &Path, settings: &Settings, project: &Project) -> anyhow::Result<()> {
     init::scaffold(output, settings, false, false)?;
     let mut pending: Vec<&Resource> = Vec::new();
     for r in &project.resources {
-        if !r.core {
+        if r.external {
+            replay_import(input, output, r)?;
+        } else if !r.core {
             let mut current = Project::load(output)?;
             current.multigroup = KindNames::of(project, r).multigroup;
             std::fs::write(output.join(crate::project::FILE), current.to_text())?;
@@ -159,6 +161,30 @@ fn replay(output: &Path, settings: &Settings, project: &Project) -> anyhow::Resu
 }
 
 /// `create webhook` with the webhook types PROJECT records for `r`.
+/// `rop import crd --types-only` of a consumed kind's version, from the CRD the import kept in
+/// the input's `config/crd/external/`.
+fn replay_import(input: &Path, output: &Path, r: &Resource) -> anyhow::Result<()> {
+    let group = r.full_group();
+    let kept = input.join(format!("config/crd/external/{group}_{}.yaml", r.plural));
+    if !kept.is_file() {
+        bail!(
+            "{group}/{} {} is a consumed kind (external in PROJECT) without its CRD in {}: import it again with `rop import crd --types-only FILE` in the project (which keeps it there), then generate",
+            r.version,
+            r.kind,
+            kept.display()
+        );
+    }
+    ui::detail(&format!("replaying import crd --types-only for {group}/{} {}", r.version, r.kind));
+    let args = crate::import::ImportCrdArgs {
+        files: vec![kept],
+        group_version_kinds: vec![format!("{group}/{}/{}", r.version, r.kind)],
+        types_only: true,
+        force: false,
+        dry_run: false,
+    };
+    crate::import::run(output, output, &args)
+}
+
 fn replay_webhooks(output: &Path, r: &Resource) -> anyhow::Result<()> {
     let Some(w) = &r.webhooks else { return Ok(()) };
     ui::detail(&format!("replaying create webhook --group {} --version {} --kind {}", r.group, r.version, r.kind));
