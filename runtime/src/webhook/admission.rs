@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::request::Request;
-use crate::{MutatingWebhookTarget, ValidatingWebhookTarget, WebhookTarget};
+use super::request::{ObjectOf, Request};
+use crate::{MutatingWebhookTarget, ValidatingWebhookTarget};
 
 /// Fills in defaults of a kind's objects before the API server stores them (a mutating
 /// admission webhook; controller-runtime's `CustomDefaulter`).
@@ -37,10 +37,6 @@ pub trait Defaulter: Send + Sync + 'static {
         request: &Request<'_, Self::Kind>,
     ) -> impl Future<Output = Result<(), Denied>> + Send;
 }
-
-/// The objects of `K`: `K` itself for a custom kind, the k8s-openapi type for a built-in one
-/// (the same as `rop::controller::ObjectOf` for a kind that has a controller too).
-pub type ObjectOf<K> = <K as WebhookTarget>::Object;
 
 /// Checks a kind's objects beyond what its OpenAPI schema and CEL rules can say (a validating
 /// admission webhook; controller-runtime's `CustomValidator`).

@@ -22,12 +22,12 @@ mod setup;
 pub mod testing;
 pub(crate) mod tls;
 
-pub use admission::{Defaulter, Denied, ObjectOf, Validator, Verdict};
+pub use admission::{Defaulter, Denied, Validator, Verdict};
 pub use convert::HubConversion;
 pub use kube_core::admission::Operation;
 #[doc(hidden)]
 pub use metrics::Metrics;
-pub use request::Request;
+pub use request::{ObjectOf, Request};
 #[doc(hidden)]
 pub use server::CONVERSION_PATH;
 pub use server::{Registration, Server};

@@ -40,7 +40,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::admission::ObjectOf;
+use super::request::ObjectOf;
 use super::request::{Request, no_client};
 use super::{Defaulter, Denied, Server};
 use crate::WebhookTarget;
