@@ -384,7 +384,7 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     let target = AttributeTarget::of(&k, resource.core);
     // The webhook module is rendered with every type the kind has after this command when it
     // is new (or forced), and gets only the new types' fragments when rop made it before.
-    let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
+    let module_file = format!("src/webhook/{}.rs", k.webhook_module());
     let had_module = resource.webhooks.as_ref();
     let had_module = had_module.is_some_and(|w| w.defaulting || w.validation);
     // --force re-scaffolds the named types' fragments, never the others' code in the module.
@@ -416,7 +416,7 @@ pub fn run(root: &Path, args: &CreateWebhookArgs) -> anyhow::Result<()> {
     ui::info(&plan::summary(&changes));
     let mut next = Vec::new();
     if new.defaulting || new.validation {
-        next.push(format!("fill in src/webhook/{}.rs", webhook::module(&k)));
+        next.push(format!("fill in src/webhook/{}.rs", k.webhook_module()));
     }
     if new.conversion {
         next.push(format!(

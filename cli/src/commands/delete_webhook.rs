@@ -266,7 +266,7 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
             plan.file(&target.file, remove_attribute(&target, &current, attribute)?, IfExists::Overwrite);
         }
     }
-    let module_file = format!("src/webhook/{}.rs", webhook::module(&k));
+    let module_file = format!("src/webhook/{}.rs", k.webhook_module());
     // Code the user wrote where rop's was: every place is named before anything changes.
     let mut refusals: Vec<String> = Vec::new();
     // Edited code left in place with --force: its file, its first line, and whether it is a test.
@@ -302,7 +302,7 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
             // --force comments out what names the deleted module, and leaves the rest.
             let names_module = i.path != module_file
                 && !needed_files.contains(&module_file)
-                && i.fragment.contains(&format!("{}::", webhook::module(&k)));
+                && i.fragment.contains(&format!("{}::", k.webhook_module()));
             refusals.push(format!(
                 "{}: the code rop wrote as `{}` was edited (--force {})",
                 i.path,
@@ -349,7 +349,7 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     // (a registration changed by hand): they are commented out, each one named.
     let mut commented: Vec<(String, usize, String)> = Vec::new();
     if !needed_files.contains(&module_file) && root.join(&module_file).is_file() {
-        let module = webhook::module(&k);
+        let module = k.webhook_module();
         let paths: Vec<String> = kept.iter().map(|(path, _, _)| path.clone()).filter(|p| *p != module_file).collect();
         for path in paths {
             let Some(current) = plan.current(&path)? else { continue };
@@ -389,7 +389,7 @@ pub fn run(root: &Path, args: &DeleteWebhookArgs) -> anyhow::Result<()> {
     for (path, line, code) in &commented {
         ui::warning(&format!(
             "{path}:{line}: `{code}`, which you edited, names the deleted module {}; it is commented out: remove it, or register a webhook of your own there",
-            webhook::module(&k)
+            k.webhook_module()
         ));
     }
     for (path, code, test) in &kept {

@@ -215,7 +215,7 @@ impl TemplateContext {
         }
         context.webhook = Some(WebhookVars {
             api_dir: k.api_dir(),
-            module: super::webhook::module(k),
+            module: k.webhook_module(),
             e2e_sample_let: e2e_sample_let(&k.sample()),
             hub: k.version.clone(),
             hub_module: k.api_module(),

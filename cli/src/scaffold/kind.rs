@@ -73,6 +73,12 @@ impl KindNames {
         if self.multigroup { format!("{}_{}", self.group_module(), self.snake) } else { self.snake.clone() }
     }
 
+    /// Module of the kind version's admission webhooks under `src/webhook/`: `memcached_v1` or,
+    /// multigroup, `cache_memcached_v1`.
+    pub fn webhook_module(&self) -> String {
+        format!("{}_{}", self.controller_module(), self.version)
+    }
+
     /// The names of a resource PROJECT records. Its layout is the one it was created with
     /// (its `path` has a group segment when multigroup), not the project's current one.
     pub fn of(project: &Project, r: &Resource) -> KindNames {

@@ -17,12 +17,6 @@ use crate::project::{Project, Webhooks};
 /// The project's webhook tests on a real API server, one function per webhook type and spoke.
 pub const TESTS: &str = "tests/webhooks.rs";
 
-/// Module of a kind version's admission webhooks under `src/webhook/`: `memcached_v1` or,
-/// multigroup, `cache_memcached_v1`.
-pub fn module(k: &KindNames) -> String {
-    format!("{}_{}", k.controller_module(), k.version)
-}
-
 /// The attribute that declares one webhook on the spec type (or, with a `name`, on a
 /// built-in kind's marker type: its webhook names take the project's domain).
 pub fn attribute(mutating: bool, path: Option<&str>, name: Option<&str>) -> String {
@@ -90,7 +84,7 @@ pub fn describe(
     let render = |template: &str, context: &TemplateContext| -> anyhow::Result<String> {
         Ok(templates.render(template, &context.to_tera())?.trim_end().to_string())
     };
-    let module = module(k);
+    let module = k.webhook_module();
     let module_file = format!("src/webhook/{module}.rs");
     if let Some(b) = builtin {
         // The built-in kind's marker type in the api crate carries the webhook attributes;
