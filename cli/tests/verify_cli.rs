@@ -210,3 +210,38 @@ fn against_names_an_invalid_new_crd_as_invalid() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Standard input has no git revision and can be read once; a folder without manifests is
+/// named in the error.
+#[test]
+fn inputs_that_cannot_be_compared_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().display().to_string();
+    let stderr = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rop")).arg("verify").args(args).output().unwrap();
+        (String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code().unwrap())
+    };
+    assert_eq!(
+        stderr(&[&folder]),
+        (
+            format!(
+                "error: {folder} holds no manifest (.yaml, .yml or .json files directly in it; folders below are not read): name the folder of the CRDs, e.g. config/crd/bases\n"
+            ),
+            2
+        )
+    );
+    let (message, code) = stderr(&["--against", "git:HEAD", "-"]);
+    assert!(
+        message.starts_with(
+            "error: --against git:HEAD compares files with their revision in git, and standard input has none"
+        ),
+        "{message}"
+    );
+    assert_eq!(code, 2);
+    let (message, code) = stderr(&["--against", "-", "-"]);
+    assert!(
+        message.starts_with("error: --against - and - both name standard input, which can be read once"),
+        "{message}"
+    );
+    assert_eq!(code, 2);
+}

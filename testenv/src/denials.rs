@@ -78,14 +78,19 @@ impl Denial {
             self.group,
             self.resource,
             self.verb,
-            if self.namespace.is_none() { CLUSTER_SCOPE } else { "" }
+            // The test's manager is bound (and a namespace-scoped one watches) in TEST_NAMESPACE.
+            if self.namespace.as_deref().is_none_or(|ns| ns != crate::TEST_NAMESPACE) {
+                OUTSIDE_ITS_NAMESPACE
+            } else {
+                ""
+            }
         )
     }
 }
 
-/// What a refusal at the cluster scope adds: a namespace-scoped manager's rules are a Role,
-/// which grants nothing there.
-pub(crate) const CLUSTER_SCOPE: &str = ". A namespace-scoped manager (`rop edit --namespaced`: its rules are a Role) is refused everything at the cluster scope whatever its rules say: ask within its namespace instead (Api::namespaced, not Api::all)";
+/// What a refusal at the cluster scope or in another namespace adds: a namespace-scoped
+/// manager's rules are a Role in its own namespace, which grants nothing elsewhere.
+pub(crate) const OUTSIDE_ITS_NAMESPACE: &str = ". If the manager is namespace-scoped (`rop edit --namespaced`: its rules are a Role bound in its own namespace), no rule grants this: ask within its namespace instead (Api::namespaced with its namespace, not Api::all)";
 
 /// The refusals so far, shared by the manager's client and the test.
 #[derive(Clone)]
@@ -228,7 +233,7 @@ mod tests {
     fn a_denial_at_the_cluster_scope_says_a_role_cannot_grant_it() {
         let denial = Denial { verb: "list".into(), group: "".into(), resource: "secrets".into(), namespace: None };
         assert!(denial.explain().contains("may not list secrets (the core group) at the cluster scope."));
-        assert!(denial.explain().ends_with(CLUSTER_SCOPE));
+        assert!(denial.explain().ends_with(OUTSIDE_ITS_NAMESPACE));
     }
 
     #[test]

@@ -78,7 +78,16 @@ pub fn run(root: &Path, args: &VerifyArgs) -> anyhow::Result<()> {
     let converted =
         crate::project::Project::load(&crate::project::find_root(root)).map(|p| p.converted_crds()).unwrap_or_default();
     // A folder stands for the manifests directly in it, as for `--against`.
-    for (full, shown) in super::verify_against::expand(root, &args.files, "")? {
+    let inputs = super::verify_against::expand(root, &args.files, "")?;
+    if inputs.is_empty() {
+        let named: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+        return Err(super::UsageError::new(format!(
+            "{} holds no manifest (.yaml, .yml or .json files directly in it; folders below are not read): name the folder of the CRDs, e.g. config/crd/bases",
+            named.join(", ")
+        ))
+        .into());
+    }
+    for (full, shown) in inputs {
         match verify_file(&full, &shown, &converted, &mut totals) {
             Ok(lines) => lines.iter().for_each(|l| crate::ui::out(l)),
             Err(e) => {

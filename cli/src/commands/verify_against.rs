@@ -72,6 +72,19 @@ pub fn run(
     if against.trim().is_empty() {
         return Err(UsageError::new("--against is empty (fix: name a CRD file, a folder of them, or git:REF)").into());
     }
+    let stdin_new = files.iter().any(|f| f.as_os_str() == "-");
+    if stdin_new && against == "-" {
+        return Err(UsageError::new(
+            "--against - and - both name standard input, which can be read once (fix: give OLD or the new CRDs as a file)",
+        )
+        .into());
+    }
+    if stdin_new && against.starts_with("git:") {
+        return Err(UsageError::new(format!(
+            "--against {against} compares files with their revision in git, and standard input has none (fix: name the new CRD files or folders in the repository, or give OLD as a file: --against OLD.yaml -)"
+        ))
+        .into());
+    }
     let git = match against.strip_prefix("git:") {
         Some("") => return Err(UsageError::new("--against git: needs a revision, e.g. --against git:HEAD").into()),
         Some(rev) => Some(GitRevision::open(

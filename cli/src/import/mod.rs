@@ -34,7 +34,8 @@ pub enum ImportCommand {
     after_help = "Example:\n  rop import crd certificates.yaml\n\nExample, types for a kind the project watches but does not own:\n  rop import crd --types-only gateway-api.yaml --group-version-kinds gateway.networking.k8s.io/v1/HTTPRoute"
 )]
 pub struct ImportCrdArgs {
-    /// CRD YAML files (several documents each, `kubectl get crd -o yaml` lists too).
+    /// CRD YAML or JSON files (several documents each, `kubectl get crd -o yaml` lists too);
+    /// `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Import only these, each `GROUP/VERSION/KIND` or `GROUP/KIND` (every version), separated

@@ -50,7 +50,7 @@ impl Refused {
             self.resource,
             self.verb,
             if self.namespace.is_none() {
-                ". A namespace-scoped manager (its rules are a Role) is refused everything at the cluster scope whatever its rules say: ask within its namespace instead (Api::namespaced, not Api::all)"
+                ". If the manager is namespace-scoped (`rop edit --namespaced`: its rules are a Role bound in its own namespace), no rule grants this: ask within its namespace instead (Api::namespaced with its namespace, not Api::all)"
             } else {
                 ""
             }

@@ -31,6 +31,13 @@ impl FromStr for BindAddress {
     }
 }
 
+/// An address that must serve: a [`BindAddress`] other than `0`.
+fn parse_serving_address(s: &str) -> Result<SocketAddr, String> {
+    s.parse::<BindAddress>()?.0.ok_or_else(|| {
+        format!("{s:?}: the webhook server needs an address; without webhooks, pass --enable-webhooks=false")
+    })
+}
+
 /// The manager's flags. Put them in the project's own flags with `#[command(flatten)]`:
 ///
 /// ```
@@ -55,8 +62,8 @@ impl FromStr for BindAddress {
 #[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 #[non_exhaustive]
 pub struct Options {
-    /// Address of the Prometheus `/metrics` endpoint; `0` disables it. kubebuilder serves it
-    /// on `:8443` over HTTPS, and on `:8080` with `--metrics-secure=false`.
+    /// Address of the Prometheus `/metrics` endpoint; `0` disables it. `:8443` is kubebuilder's
+    /// port for HTTPS; plain HTTP (`--metrics-secure=false`) is usually given `:8080`.
     #[arg(long, default_value = "0.0.0.0:8443")]
     pub metrics_bind_address: BindAddress,
 
@@ -118,8 +125,9 @@ pub struct Options {
     #[arg(long, env = "WATCH_NAMESPACE")]
     pub watch_namespace: Option<String>,
 
-    /// Address of the HTTPS webhook server, started when the project has webhooks.
-    #[arg(long, default_value = "0.0.0.0:9443")]
+    /// Address of the HTTPS webhook server, started when the project has webhooks (`:9443`,
+    /// IP:PORT or HOST:PORT).
+    #[arg(long, default_value = "0.0.0.0:9443", value_parser = parse_serving_address)]
     pub webhook_bind_address: SocketAddr,
 
     /// Folder holding the webhook server's certificate, `tls.crt` and `tls.key`
@@ -350,6 +358,9 @@ mod tests {
         assert_eq!(args.manager.metrics_cert_dir, None);
         assert_eq!(args.manager.health_probe_bind_address, BindAddress(Some("0.0.0.0:8081".parse().unwrap())));
         assert_eq!(args.manager.webhook_bind_address, "0.0.0.0:9443".parse().unwrap());
+        let args = Args::try_parse_from(["manager", "--webhook-bind-address", ":9444"]).unwrap();
+        assert_eq!(args.manager.webhook_bind_address, "0.0.0.0:9444".parse().unwrap(), "Go's port-only form");
+        assert!(Args::try_parse_from(["manager", "--webhook-bind-address", "0"]).is_err());
         assert!(!args.manager.leader_elect);
     }
 
