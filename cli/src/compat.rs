@@ -103,7 +103,7 @@ fn existing_ancestor(path: &Path) -> PathBuf {
 }
 
 /// Runs git in `dir`; git missing is a [`UsageError`] that offers `otherwise`.
-fn git(dir: &Path, args: &[&str], otherwise: &str) -> anyhow::Result<std::process::Output> {
+pub(crate) fn git(dir: &Path, args: &[&str], otherwise: &str) -> anyhow::Result<std::process::Output> {
     let dir = if dir.is_file() { dir.parent().unwrap_or(Path::new(".")) } else { dir };
     Command::new("git").arg("-C").arg(dir).args(args).output().map_err(|e| {
         let or = if otherwise.is_empty() { String::new() } else { format!(", or {otherwise}") };

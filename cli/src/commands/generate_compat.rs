@@ -23,8 +23,9 @@ use crate::ui;
 /// repository (or without git) it is `None` silently; inside one without either, a note says
 /// the CRDs were not compared.
 pub fn last_release(root: &Path, tags: &str) -> Option<String> {
+    // Without git, or outside a repository, there is no release to compare with.
     let git = |args: &[&str]| {
-        let out = std::process::Command::new("git").arg("-C").arg(root).args(args).output().ok()?;
+        let out = crate::compat::git(root, args, "").ok()?;
         out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     };
     git(&["rev-parse", "--verify", "--quiet", "HEAD"])?;

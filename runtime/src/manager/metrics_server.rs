@@ -9,7 +9,6 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum_server::tls_rustls::RustlsConfig;
@@ -19,11 +18,8 @@ use tokio_util::sync::CancellationToken;
 use tracing::info;
 
 use super::metrics_access::{Access, require_access};
-use crate::webhook::tls::{HttpVersions, from_pem, reload_when_changed};
+use crate::webhook::tls::{HttpVersions, from_pem, reload_when_changed, serve_until};
 use crate::webhook::{CERT_FILE, KEY_FILE};
-
-/// How long scrapes in flight get to finish at shutdown.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// Why the secure metrics server cannot get its certificate: the files of `--metrics-cert-dir`
 /// cannot be read or do not make a TLS configuration, or the self-signed one cannot be made.
@@ -101,16 +97,9 @@ pub(crate) fn spawn(
         let paths = vec![dir.join(CERT_FILE), dir.join(KEY_FILE)];
         tokio::spawn(reload_when_changed(config.clone(), paths, move || load(&dir), http, "metrics"))
     });
-    let server = http.limit(axum_server::from_tcp_rustls(listener, config)?);
-    let handle = axum_server::Handle::new();
-    let stopper = handle.clone();
+    let server = axum_server::from_tcp_rustls(listener, config)?;
     Ok(tokio::spawn(async move {
-        let stop = tokio::spawn(async move {
-            shutdown.cancelled().await;
-            stopper.graceful_shutdown(Some(SHUTDOWN_GRACE));
-        });
-        let served = server.handle(handle).serve(router.into_make_service()).await;
-        stop.abort();
+        let served = serve_until(server, router, http, shutdown.cancelled_owned()).await;
         if let Some(reloader) = reloader {
             reloader.abort();
         }

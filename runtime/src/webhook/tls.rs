@@ -273,18 +273,34 @@ impl Server {
         tls: RustlsConfig,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        let handle = axum_server::Handle::new();
-        let stopper = handle.clone();
-        tokio::spawn(async move {
-            shutdown.await;
-            stopper.graceful_shutdown(Some(SHUTDOWN_GRACE));
-        });
         let http = self.http;
-        http.limit(axum_server::bind_rustls(addr, tls).handle(handle))
-            .serve(self.router().into_make_service())
+        serve_until(axum_server::bind_rustls(addr, tls), self.router(), http, shutdown)
             .await
             .map_err(|source| ServeProblem::Io { addr, source }.into())
     }
+}
+
+/// Serves `router` on `server` (an address with its TLS), speaking `http`'s versions, until
+/// `shutdown` completes, then lets requests in flight finish (5 s at most): the webhook and
+/// the secure metrics servers.
+///
+/// # Errors
+/// Binding or serving failed.
+pub(crate) async fn serve_until(
+    server: axum_server::Server<SocketAddr, axum_server::tls_rustls::RustlsAcceptor>,
+    router: axum::Router,
+    http: HttpVersions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let handle = axum_server::Handle::new();
+    let stopper = handle.clone();
+    let stop = tokio::spawn(async move {
+        shutdown.await;
+        stopper.graceful_shutdown(Some(SHUTDOWN_GRACE));
+    });
+    let served = http.limit(server.handle(handle)).serve(router.into_make_service()).await;
+    stop.abort();
+    served
 }
 
 impl Server {
