@@ -6,6 +6,25 @@
 //! written: [`HasConditions::set_condition`] keeps the old time while the status holds, so a
 //! reconciler that reports the same thing on every pass writes the same status, and
 //! `rop::controller::Context::update_status` then skips the write.
+//!
+//! ```
+//! # extern crate rop_core as rop;
+//! # use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+//! use rop::conditions::{self, HasConditions};
+//!
+//! // A status type with `conditions: Option<Vec<Condition>>` that derives `rop::JsonSchema`
+//! // implements HasConditions too.
+//! let mut status: Option<Vec<Condition>> = None;
+//! status.set_condition(conditions::new("Available", false, "Starting", "0 of 3 replicas", Some(1)));
+//! let since = status.condition("Available").unwrap().last_transition_time.clone();
+//!
+//! // The same status again: the time stays, so the status is the same and not written again.
+//! status.set_condition(conditions::new("Available", false, "Starting", "0 of 3 replicas", Some(1)));
+//! assert_eq!(status.condition("Available").unwrap().last_transition_time, since);
+//!
+//! status.set_condition(conditions::new("Available", true, "Ready", "3 of 3 replicas", Some(1)));
+//! assert!(status.is_condition_true("Available"));
+//! ```
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;

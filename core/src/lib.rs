@@ -36,7 +36,8 @@ pub use definition::{
     RelatedKind, Scale, SelectorRequirement, Webhook,
 };
 pub use resource::{
-    BuiltinKind, ControllerTarget, CustomResource, MutatingWebhookTarget, ValidatingWebhookTarget, WebhookTarget,
+    BuiltinKind, ControllerTarget, CustomResource, MutatingWebhookTarget, ObjectOf, Target, ValidatingWebhookTarget,
+    WebhookTarget,
 };
 /// Kubernetes name rules and the plural of a kind, as the derive, the CLI and the verifier
 /// apply them.

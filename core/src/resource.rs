@@ -8,13 +8,22 @@ use crate::definition::{AdmissionTarget, ControllerDefinition, KindDefinition};
 use crate::schema::structural_schema_for;
 use crate::{crd, rbac, schema};
 
-/// Something admission webhooks can be registered for: every `#[derive(CustomResource)]` root
-/// type (its `Object` is itself), and every `#[derive(rop::BuiltinKind)]` marker type (its
-/// `Object` is the k8s-openapi type, e.g. `k8s_openapi::api::apps::v1::Deployment`).
-pub trait WebhookTarget {
-    /// The type of the objects the API server sends.
+/// A type that stands for a kind in a controller or webhook: every `#[derive(CustomResource)]`
+/// root type (its `Object` is itself), and every `#[derive(rop::BuiltinKind)]` marker type (its
+/// `Object` is the k8s-openapi type, e.g. `k8s_openapi::api::apps::v1::Deployment`). Both derives
+/// implement it; user code names the objects as [`ObjectOf<K>`].
+pub trait Target {
+    /// The type of the kind's objects, as the API server sends them and reconcilers get them.
     type Object;
+}
 
+/// The objects of kind `K`: `K` itself for a custom kind, the k8s-openapi type for a built-in
+/// kind's marker type. What a reconciler, a defaulter and a validator of `K` are handed.
+pub type ObjectOf<K> = <K as Target>::Object;
+
+/// Something admission webhooks can be registered for: every `#[derive(CustomResource)]` root
+/// type, and every `#[derive(rop::BuiltinKind)]` marker type ([`Target`]).
+pub trait WebhookTarget: Target {
     /// The kind and its webhooks.
     const TARGET: AdmissionTarget;
 }
@@ -111,10 +120,7 @@ pub trait CustomResource {
     label = "not a `#[derive(CustomResource)]` root type, nor a `#[derive(rop::BuiltinKind)]` marker with `controller`",
     note = "a controller for a built-in kind names its marker type in api/src/builtin.rs (`rop create api --group core --version v1 --kind ServiceAccount --resource=false` writes it), with #[rop(controller)] on it"
 )]
-pub trait ControllerTarget {
-    /// The type of the objects the controller reconciles.
-    type Object;
-
+pub trait ControllerTarget: Target {
     /// What the controller's cleanup returns: [`crate::Cleanup`] for a kind with a finalizer
     /// (its objects carry it while they live), [`crate::NoFinalizer`] for one without.
     type Cleanup: crate::CleanupOutcome;

@@ -207,7 +207,6 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     let controller_impl = controller.as_ref().map(|definition| {
         quote! {
             impl ::rop::ControllerTarget for #ident {
-                type Object = #object;
                 type Cleanup = #cleanup;
                 const CONTROLLER: ::rop::ControllerDefinition = #definition;
             }
@@ -240,8 +239,11 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
     });
     Ok(quote! {
-        impl ::rop::WebhookTarget for #ident {
+        impl ::rop::Target for #ident {
             type Object = #object;
+        }
+
+        impl ::rop::WebhookTarget for #ident {
             const TARGET: ::rop::AdmissionTarget = ::rop::AdmissionTarget {
                 group: #group,
                 version: #version,

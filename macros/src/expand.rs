@@ -293,8 +293,11 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
             const PLURAL: &'static str = #plural;
         }
 
-        impl ::rop::ControllerTarget for #root {
+        impl ::rop::Target for #root {
             type Object = Self;
+        }
+
+        impl ::rop::ControllerTarget for #root {
             type Cleanup = #cleanup;
             const CONTROLLER: ::rop::ControllerDefinition = ::rop::ControllerDefinition {
                 group: #group,
@@ -310,7 +313,6 @@ pub fn expand(input: &DeriveInput, attrs: &KindAttrs) -> TokenStream {
         }
 
         impl ::rop::WebhookTarget for #root {
-            type Object = Self;
             const TARGET: ::rop::AdmissionTarget = ::rop::AdmissionTarget {
                 group: #group,
                 version: #version,

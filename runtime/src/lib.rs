@@ -38,6 +38,12 @@ pub use k8s_openapi;
 /// `controller` or `webhook`): `rop::kube::Api`, `rop::kube::ResourceExt`, `rop::kube::Error`.
 #[cfg(any(feature = "controller", feature = "webhook"))]
 pub use kube;
+/// prometheus-client, the metrics library behind the manager's `/metrics`, at the version rop is
+/// built with (feature `manager`): a project registers its own metrics in
+/// [`manager::Manager::metrics_registry`] with `rop::prometheus_client::metrics::counter::Counter`
+/// and the like, with no dependency of its own that could drift from rop's.
+#[cfg(feature = "manager")]
+pub use prometheus_client;
 
 #[cfg(feature = "controller")]
 pub mod controller;
@@ -49,7 +55,8 @@ pub mod webhook;
 pub mod workload;
 
 pub use rop_core::{
-    AdmissionTarget, BuiltinKind, CustomResource, Webhook, WebhookTarget, conditions, conversion, manifests, names,
+    AdmissionTarget, BuiltinKind, CustomResource, ObjectOf, Webhook, WebhookTarget, conditions, conversion, manifests,
+    names,
 };
 /// The generator's plumbing: what the derives' expansions, the `manifests` binary's entry point
 /// and the `rop` CLI name. Not for user code, and not covered by semver; its stable face is
@@ -57,8 +64,8 @@ pub use rop_core::{
 #[doc(hidden)]
 pub use rop_core::{
     BuiltinResource, ControllerDefinition, ControllerTarget, KindDefinition, LabelSelector, MutatingWebhookTarget,
-    PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement, ValidatingWebhookTarget, crd, rbac, schema,
-    webhook_configuration, yaml,
+    PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement, Target, ValidatingWebhookTarget, crd, rbac,
+    schema, webhook_configuration, yaml,
 };
 /// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`
 /// schema markers on the type, its fields and its variants' fields (docs/markers.md). It

@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource, ResourceExt};
+use rop::ObjectOf;
 use rop::controller::{
-    Action, Cache, CleanupOf, Config, Context, Kind, KindScope, ObjectOf, ObjectRef, Reconciler, Watched, error_chain,
+    Action, Cache, CleanupOf, Config, Context, Kind, KindScope, ObjectRef, Reconciler, Watched, error_chain,
 };
 use rop::manager::{Manager, Options};
 use serde::Serialize;
@@ -211,6 +212,30 @@ impl TestEnv {
 /// over the converged object writes nothing ([`ControllerTest::assert_idempotent`]), deleting
 /// it lets it go ([`ControllerTest::delete`]), and the manager stops without an error. A
 /// project's `tests/<kind>_controller.rs` is one call of it, with the kind's own checks.
+///
+/// ```no_run
+/// # use std::sync::Arc;
+/// # use rop::controller::{Action, Context, Reconciler};
+/// # #[derive(rop::CustomResource, serde::Serialize, serde::Deserialize, Clone, Debug, rop::JsonSchema)]
+/// # #[rop(group = "cache.example.com", version = "v1alpha1", kind = "Memcached", namespaced)]
+/// # pub struct MemcachedSpec {}
+/// # pub struct MemcachedReconciler;
+/// # impl Reconciler for MemcachedReconciler {
+/// #     type Kind = Memcached;
+/// #     type Error = rop::kube::Error;
+/// #     async fn reconcile(&self, _: Arc<Memcached>, _: &Context<Memcached>) -> Result<Action, Self::Error> {
+/// #         Ok(Action::await_change())
+/// #     }
+/// # }
+/// use rop_testenv::{caught_up, check_controller, condition};
+///
+/// // The body of a `#[test]` in the project's tests/memcached_controller.rs:
+/// let project = env!("CARGO_MANIFEST_DIR");
+/// check_controller(project, MemcachedReconciler, "cache_v1alpha1_memcached.yaml", async |controller, object| {
+///     let reconciled = controller.wait_for(object, condition("Available")).await;
+///     assert!(caught_up(&reconciled), "the status is of the current spec");
+/// });
+/// ```
 ///
 /// # Panics
 /// When a check fails, or the test API server cannot start (with `ROP_TESTENV_REQUIRE=1`, or

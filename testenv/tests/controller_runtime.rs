@@ -21,7 +21,8 @@ use kube::{Client, ResourceExt};
 use rop::JsonSchema;
 use rop::conditions::{self, HasConditions};
 use rop::controller::{
-    Action, Cache, Changes, Cleanup, Config, Context, Metrics, ObjectRef, Reconciler, Terminal, Watch, Watched,
+    Action, ApplyError, Cache, Changes, Cleanup, Config, Context, Metrics, ObjectRef, Reconciler, Terminal, Watch,
+    Watched,
 };
 use rop::kube::core::Selector;
 use rop::manager::{Manager, Options};
@@ -58,6 +59,8 @@ enum GadgetError {
     FirstPass(String),
     #[error("the value is invalid")]
     Invalid(#[from] Terminal),
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
     #[error(transparent)]
     Api(#[from] kube::Error),
 }
@@ -331,7 +334,7 @@ fn an_object_of_the_owned_name_that_exists_is_not_adopted() {
         let events: Api<Event> = Api::namespaced(client.clone(), "default");
         let warning = wait_for_events(&events, "taken").await;
         let note = warning.note.unwrap();
-        let expected = "reconcile failed: ApiError: ConfigMap default/taken already exists and has no controller, not Gadget taken: it is not adopted; delete it, or rename Gadget taken: AlreadyExists";
+        let expected = "reconcile failed: failed to apply ConfigMap default/taken: ApiError: it already exists and has no controller, not Gadget taken: it is not adopted; delete it, or rename Gadget taken: AlreadyExists";
         assert!(note.starts_with(expected), "{note}");
         assert!(metrics.error_count("gadget", "already_exists") >= 1);
         let left = config_maps.get("taken").await.unwrap();

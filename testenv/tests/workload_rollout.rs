@@ -97,7 +97,7 @@ async fn roll(store: &Store, ctx: &Context<Store>) -> Result<Rollout, Error> {
     let pod = workload::restricted_pod(vec![container], None);
     let mut set = workload::stateful_set(store, &labels, store.spec.replicas, pod, Vec::new());
     workload::stamp_template(&mut set.spec.template, TEMPLATE_HASH, &store.spec.version);
-    let set = workload::apply(ctx, store, set).await?;
+    let set = ctx.apply(store, set).await?;
     workload::roll(ctx, store, &set, TEMPLATE_HASH, keep).await
 }
 

@@ -15,7 +15,8 @@ use kube::core::{Expression, Selector};
 use kube::runtime::watcher;
 
 use super::index::Keys;
-use super::scope::{Kind, ObjectOf};
+use super::scope::Kind;
+use crate::ObjectOf;
 use crate::{ControllerTarget, RelatedKind};
 
 /// Passes of one controller that run at once when its [`Config`] does not say.

@@ -13,10 +13,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tracing::{debug, warn};
 
-use super::error::error_chain;
+use super::error::{ApplyError, error_chain};
 use super::owned::Owned;
-use super::scope::{self, Kind, KindScope, ObjectOf};
+use super::scope::{self, Kind, KindScope};
 use super::written::Written;
+use crate::ObjectOf;
 
 /// The controller's handle on the cluster, shared by every pass of one controller.
 ///
@@ -108,11 +109,26 @@ impl<K: Kind> Context<K> {
     /// for other kinds the API server refuses only a second controller.
     ///
     /// # Errors
-    /// The API server's refusal: an invalid object, no RBAC permission for the kind
-    /// (`#[rop(owns(...))]` gives it), or an object of that name another controller owns;
-    /// for an owned or watched kind, an object of that name not controlled by `owner`: a
-    /// `409 AlreadyExists` written here, not by the server (its reason is `already_exists`).
-    pub async fn apply<D>(&self, owner: &ObjectOf<K>, mut desired: D) -> Result<D, kube::Error>
+    /// [`ApplyError`], naming the object, with the API server's refusal as its source: an
+    /// invalid object, no RBAC permission for the kind (`#[rop(owns(...))]` gives it), or an
+    /// object of that name another controller owns; for an owned or watched kind, an object of
+    /// that name not controlled by `owner`: a `409 AlreadyExists` written here, not by the
+    /// server (its reason is `AlreadyExists`).
+    pub async fn apply<D>(&self, owner: &ObjectOf<K>, desired: D) -> Result<D, ApplyError>
+    where
+        D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        let object = match desired.meta().namespace.as_deref().or(owner.meta().namespace.as_deref()) {
+            Some(namespace) if <D::Scope as KindScope>::NAMESPACED => {
+                format!("{} {namespace}/{}", D::kind(&()), desired.name_any())
+            }
+            _ => format!("{} {}", D::kind(&()), desired.name_any()),
+        };
+        self.apply_owned(owner, desired).await.map_err(|source| ApplyError::new(object, source))
+    }
+
+    /// [`Context::apply`], with the API server's answer as it came.
+    async fn apply_owned<D>(&self, owner: &ObjectOf<K>, mut desired: D) -> Result<D, kube::Error>
     where
         D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
     {
@@ -131,7 +147,7 @@ impl<K: Kind> Context<K> {
         if let Some(uid) = owner.uid()
             && let Some(controller) = self.owned.foreign_controller(&self.client, &desired, &uid).await?
         {
-            return Err(not_adopted(owner, &desired, controller));
+            return Err(not_adopted(owner, controller));
         }
         let api: Api<D> = scope::api(self.client.clone(), desired.meta().namespace.as_deref());
         let params = PatchParams::apply(&self.field_manager).force().validation_ignore();
@@ -210,13 +226,9 @@ fn shorten(text: String, max: usize) -> String {
     short
 }
 
-/// The error of an apply that would adopt `desired`: a `409 AlreadyExists` naming the object,
-/// its `controller` (`None`: none), and what to do.
-fn not_adopted<O: Resource, D: Resource<DynamicType = ()>>(
-    owner: &O,
-    desired: &D,
-    controller: Option<String>,
-) -> kube::Error
+/// The error of an apply that would adopt the object: a `409 AlreadyExists` naming its
+/// `controller` (`None`: none) and what to do. [`ApplyError`] names the object.
+fn not_adopted<O: Resource>(owner: &O, controller: Option<String>) -> kube::Error
 where
     O::DynamicType: Default,
 {
@@ -224,13 +236,8 @@ where
         Some(controller) => format!("is controlled by {controller}"),
         None => "has no controller".to_string(),
     };
-    let object = match desired.namespace() {
-        Some(namespace) => format!("{} {namespace}/{}", D::kind(&()), desired.name_any()),
-        None => format!("{} {}", D::kind(&()), desired.name_any()),
-    };
     let owner = format!("{} {}", O::kind(&O::DynamicType::default()), owner.name_any());
-    let message =
-        format!("{object} already exists and {held}, not {owner}: it is not adopted; delete it, or rename {owner}");
+    let message = format!("it already exists and {held}, not {owner}: it is not adopted; delete it, or rename {owner}");
     kube::Error::Api(Box::new(kube::core::Status::failure(&message, "AlreadyExists").with_code(409)))
 }
 
@@ -250,15 +257,13 @@ mod tests {
             metadata: kube::api::ObjectMeta { name: Some("web".into()), ..Default::default() },
             ..Default::default()
         };
-        let mut desired = owner.clone();
-        desired.metadata.namespace = Some("shop".into());
-        let error = super::not_adopted(&owner, &desired, None);
-        let expected = "ApiError: ConfigMap shop/web already exists and has no controller, not ConfigMap web: it is not adopted; delete it, or rename ConfigMap web: AlreadyExists";
-        assert!(super::error_chain(&error).starts_with(expected), "{error}");
+        let error = super::ApplyError::new("ConfigMap shop/web".into(), super::not_adopted(&owner, None));
+        let expected = "failed to apply ConfigMap shop/web: ApiError: it already exists and has no controller, not ConfigMap web: it is not adopted; delete it, or rename ConfigMap web: AlreadyExists";
+        assert!(super::error_chain(&error).starts_with(expected), "{}", super::error_chain(&error));
         assert_eq!(super::super::error::error_reason(&error), "already_exists");
-        let error = super::not_adopted(&owner, &desired, Some("Memcached other".into()));
+        let error = super::not_adopted(&owner, Some("Memcached other".into()));
         assert!(
-            error.to_string().contains("already exists and is controlled by Memcached other, not ConfigMap web"),
+            error.to_string().contains("it already exists and is controlled by Memcached other, not ConfigMap web"),
             "{error}"
         );
     }

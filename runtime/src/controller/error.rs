@@ -23,6 +23,55 @@ pub(crate) enum Error<E: std::error::Error + 'static> {
     },
 }
 
+/// A failed [`super::Context::apply`]: the object's kind and name, and the API server's answer
+/// (or the refusal to adopt an object another controller, or none, controls). It reads
+/// `failed to apply <Kind> [<namespace>/]<name>`, with the answer as its source, so the Warning
+/// Event and the `Degraded` condition say which object failed.
+///
+/// A reconciler whose error type is `kube::Error` takes it with `?` (it converts to its
+/// source); one with its own error type carries it in a variant (`#[from] ApplyError`, not
+/// `#[error(transparent)]`, which would hide the name).
+///
+/// ```
+/// use rop::controller::{ApplyError, Terminal};
+///
+/// /// Why a pass failed.
+/// #[derive(Debug, thiserror::Error)]
+/// pub enum Error {
+///     /// Names the object: "failed to apply ConfigMap shop/web".
+///     #[error(transparent)]
+///     Apply(#[from] ApplyError),
+///     /// Not retried until the object changes.
+///     #[error("the spec is invalid")]
+///     Invalid(#[from] Terminal),
+/// }
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("failed to apply {object}")]
+pub struct ApplyError {
+    object: String,
+    #[source]
+    source: kube::Error,
+}
+
+impl ApplyError {
+    pub(crate) fn new(object: String, source: kube::Error) -> Self {
+        Self { object, source }
+    }
+
+    /// The API server's answer, for a reconciler that looks at its code or reason (a `409
+    /// AlreadyExists` for an object not adopted).
+    pub fn kube_error(&self) -> &kube::Error {
+        &self.source
+    }
+}
+
+impl From<ApplyError> for kube::Error {
+    fn from(error: ApplyError) -> Self {
+        error.source
+    }
+}
+
 /// An error that retrying cannot fix until the object changes (controller-runtime's
 /// `reconcile.TerminalError`): an invalid combination of fields the schema cannot refuse, a
 /// reference to something that will never exist.

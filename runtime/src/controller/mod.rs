@@ -107,24 +107,22 @@ mod written;
 use std::future::Future;
 use std::sync::Arc;
 
-use rop_core::CleanupOutcome;
+use rop_core::{CleanupOutcome, ObjectOf};
 
 pub use kube::runtime::controller::Action;
 pub use kube::runtime::events::EventType;
 
 pub use config::{Changes, Config, Watch};
 pub use context::Context;
-pub use error::Terminal;
 #[doc(hidden)]
 pub use error::error_chain;
+pub use error::{ApplyError, Terminal};
 pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
 pub use rop_core::RelatedKind;
 pub use rop_core::{Cleanup, NoFinalizer};
 pub(crate) use run::{RunOptions, start};
-pub use scope::{CleanupOf, Kind, ObjectOf};
-#[doc(hidden)]
-pub use scope::{KindObject, KindScope};
+pub use scope::{CleanupOf, Kind, KindObject, KindScope};
 pub(crate) use shared::RelatedWatches;
 pub use watched::{Cache, Watched};
 

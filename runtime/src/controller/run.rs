@@ -24,11 +24,12 @@ use super::owned::Owned;
 use super::recovery;
 use super::relist::triggers;
 use super::retry::{NoPause, retrying};
-use super::scope::{self, CleanupOf, ObjectOf};
+use super::scope::{self, CleanupOf};
 use super::shared::RelatedWatches;
 use super::watched::{Cache, Watched};
 use super::{Cleanup, Context, EventType, Reconciler, finalizer, stalled};
 use crate::ControllerTarget;
+use crate::ObjectOf;
 use rop_core::CleanupOutcome;
 
 /// The objects reconciler `R` reconciles.

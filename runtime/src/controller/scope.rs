@@ -35,17 +35,17 @@ impl<O> KindObject for O where
 {
 }
 
-/// The object type of kind `K`: `K` itself for a custom kind, the k8s-openapi type for a
-/// built-in kind's marker.
-pub type ObjectOf<K> = <K as ControllerTarget>::Object;
-
 /// What the cleanup of kind `K` returns ([`super::Reconciler::cleanup`]): [`super::Cleanup`]
 /// when the kind declares a finalizer, [`super::NoFinalizer`] when it does not.
 pub type CleanupOf<K> = <K as ControllerTarget>::Cleanup;
 
-/// The scope of a kind with static type information (`Namespaced` or `Cluster`): builds the
-/// `Api` for objects of that scope, so the runtime can work with either.
-pub trait KindScope {
+/// The scope of a kind with static type information: k8s-openapi's `NamespaceResourceScope` or
+/// `ClusterResourceScope`, the `Resource::Scope` of every k8s-openapi type and every
+/// `#[derive(CustomResource)]` root type. It builds the `Api` for objects of that scope, so
+/// generic code such as [`super::Context::apply`] works with either. Sealed: those two scopes
+/// are all there is (k8s-openapi's `SubResourceScope` and `DynamicResourceScope` have no
+/// static `Api` of their own).
+pub trait KindScope: sealed::Sealed {
     /// `true` for namespaced kinds.
     const NAMESPACED: bool;
 
@@ -54,6 +54,12 @@ pub trait KindScope {
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
         K: Resource<DynamicType = (), Scope = Self>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for k8s_openapi::NamespaceResourceScope {}
+    impl Sealed for k8s_openapi::ClusterResourceScope {}
 }
 
 impl KindScope for NamespaceResourceScope {

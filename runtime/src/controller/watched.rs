@@ -8,7 +8,8 @@ use kube::{Resource, ResourceExt};
 use std::sync::Arc;
 
 use super::index::Index;
-use super::scope::{Kind, KindScope, ObjectOf};
+use super::scope::{Kind, KindScope};
+use crate::ObjectOf;
 use crate::RelatedKind;
 
 /// An object of a kind in `#[rop(watches(...))]` that changed, as its metadata-only watch saw

@@ -267,7 +267,18 @@ impl Manager {
         self
     }
 
-    /// The registry `/metrics` serves: register the project's own metrics here.
+    /// The registry `/metrics` serves: register the project's own metrics here, with the types
+    /// of [`crate::prometheus_client`] (controller-runtime's `metrics.Registry`).
+    ///
+    /// ```
+    /// use rop::manager::{Manager, Options};
+    /// use rop::prometheus_client::metrics::counter::Counter;
+    ///
+    /// let mut manager = Manager::new("memcached-operator", Options::default());
+    /// // Cloned into the reconciler, which counts with `backups.inc()`.
+    /// let backups = Counter::<u64>::default();
+    /// manager.metrics_registry().register("memcached_backups", "Backups taken", backups.clone());
+    /// ```
     pub fn metrics_registry(&mut self) -> &mut Registry {
         &mut self.registry
     }

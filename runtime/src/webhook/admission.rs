@@ -11,7 +11,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::request::{ObjectOf, Request};
+use super::request::Request;
+use crate::ObjectOf;
 use crate::{MutatingWebhookTarget, ValidatingWebhookTarget};
 
 /// Fills in defaults of a kind's objects before the API server stores them (a mutating

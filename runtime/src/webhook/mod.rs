@@ -10,6 +10,53 @@
 //! The paths come from the kinds' `#[rop(webhook(...))]` attributes, the same ones
 //! `rop generate` writes into `config/webhook/manifests.yaml`, so the two cannot disagree.
 //!
+//! A validator, registered with the server the manager serves (`rop create webhook
+//! --programmatic-validation` scaffolds the same):
+//!
+//! ```
+//! use rop::webhook::{Denied, Registration, Request, Server, Validator, Verdict};
+//! use rop::{CustomResource, JsonSchema};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+//! #[rop(group = "cache.example.com", version = "v1", kind = "Memcached", namespaced)]
+//! #[rop(webhook(validating))]
+//! pub struct MemcachedSpec {
+//!     pub size: i32,
+//! }
+//!
+//! /// Refuses more than 10 replicas, and warns when a Memcached shrinks.
+//! pub struct MemcachedValidator;
+//!
+//! impl Validator for MemcachedValidator {
+//!     type Kind = Memcached;
+//!
+//!     async fn validate_create(&self, object: &Memcached, _: &Request<'_, Memcached>) -> Verdict {
+//!         if object.spec.size > 10 {
+//!             return Err(Denied::new("spec.size: at most 10 replicas"));
+//!         }
+//!         Ok(vec![])
+//!     }
+//!
+//!     async fn validate_update(&self, old: &Memcached, new: &Memcached, request: &Request<'_, Memcached>) -> Verdict {
+//!         let mut warnings = self.validate_create(new, request).await?;
+//!         if new.spec.size < old.spec.size {
+//!             warnings.push(format!("spec.size: shrinking from {} to {}", old.spec.size, new.spec.size));
+//!         }
+//!         Ok(warnings)
+//!     }
+//!
+//!     async fn validate_delete(&self, _: &Memcached, _: &Request<'_, Memcached>) -> Verdict {
+//!         Ok(vec![])
+//!     }
+//! }
+//!
+//! // In the project's `webhook::server()`, which `src/main.rs` hands to
+//! // `Manager::add_webhooks`:
+//! let server: Result<Server, _> = Server::build([Registration::validator(MemcachedValidator)]);
+//! assert!(server.is_ok());
+//! ```
+//!
 //! [admission webhooks]: https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/
 //! [conversion webhooks]: https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-conversion
 
@@ -27,7 +74,7 @@ pub use convert::HubConversion;
 pub use kube_core::admission::Operation;
 #[doc(hidden)]
 pub use metrics::Metrics;
-pub use request::{ObjectOf, Request};
+pub use request::Request;
 #[doc(hidden)]
 pub use server::CONVERSION_PATH;
 pub use server::{Registration, Server};

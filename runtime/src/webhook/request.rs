@@ -5,11 +5,7 @@ use kube::Client;
 use kube_core::DynamicObject;
 use kube_core::admission::{AdmissionRequest, Operation};
 
-use crate::WebhookTarget;
-
-/// The objects of `K`: `K` itself for a custom kind, the k8s-openapi type for a built-in one
-/// (the same as `rop::controller::ObjectOf` for a kind that has a controller too).
-pub type ObjectOf<K> = <K as WebhookTarget>::Object;
+use crate::{ObjectOf, WebhookTarget};
 
 /// One admission request for an object of `K`, as a [`super::Defaulter`] or
 /// [`super::Validator`] sees it (controller-runtime's `admission.Request` in the context).

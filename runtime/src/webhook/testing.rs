@@ -40,9 +40,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::request::ObjectOf;
 use super::request::{Request, no_client};
 use super::{Defaulter, Denied, Server};
+use crate::ObjectOf;
 use crate::WebhookTarget;
 
 /// An `admission.k8s.io/v1` `AdmissionReview` for an `operation` (`CREATE`, `UPDATE`, `DELETE`)

@@ -10,9 +10,54 @@
 //! - [`restricted_pod`]: a Pod under the "restricted" Pod Security Standard, and
 //!   [`zone_spread`] across zones;
 //! - [`image`] from the manager's `<KIND>_IMAGE` variable, [`labels`] of the objects (the
-//!   `app.kubernetes.io/` ones), [`apply`] naming what failed, [`write_status`] that reports a
-//!   failure in `Degraded` too, and [`instance_of`], which maps a watched Pod to the object it
-//!   runs for, so a rollout moves on when a Pod changes instead of polling.
+//!   `app.kubernetes.io/` ones), [`write_status`] that reports a failure in `Degraded` too,
+//!   and [`instance_of`], which maps a watched Pod to the object it runs for, so a rollout
+//!   moves on when a Pod changes instead of polling.
+//!
+//! The Deployment of a `Memcached` and the conditions it gives the object, as `rop create api
+//! --image memcached:1.6` scaffolds them (the reconciler applies the Deployment with
+//! `ctx.apply` and hands the outcome to [`write_status`]):
+//!
+//! ```
+//! use rop::conditions::HasConditions;
+//! use rop::k8s_openapi::api::apps::v1::Deployment;
+//! use rop::k8s_openapi::api::core::v1::Container;
+//! use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+//! use rop::workload;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(rop::CustomResource, Serialize, Deserialize, Clone, Debug, rop::JsonSchema)]
+//! #[rop(group = "cache.example.com", version = "v1", kind = "Memcached", namespaced)]
+//! #[rop(status = "MemcachedStatus")]
+//! pub struct MemcachedSpec {
+//!     pub size: i32,
+//! }
+//!
+//! #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, rop::JsonSchema)]
+//! pub struct MemcachedStatus {
+//!     #[serde(default, skip_serializing_if = "Option::is_none")]
+//!     pub conditions: Option<Vec<Condition>>,
+//! }
+//!
+//! fn desired_deployment(object: &Memcached) -> Deployment {
+//!     let container = Container { name: "memcached".into(), image: Some("memcached:1.6".into()), ..Container::default() };
+//!     let pod = workload::restricted_pod(vec![container], Some(1001));
+//!     workload::deployment(object, "memcached-operator", object.spec.size, pod)
+//! }
+//!
+//! let mut object = Memcached::new("cache", MemcachedSpec { size: 3 });
+//! object.metadata.namespace = Some("shop".into());
+//! let deployment = desired_deployment(&object);
+//! assert_eq!(deployment.metadata.name.as_deref(), Some("cache"));
+//! let labels = deployment.spec.selector.match_labels.clone().unwrap();
+//! assert_eq!(labels["app.kubernetes.io/instance"], "cache");
+//!
+//! // No replica is available yet: the object is Progressing, not Available.
+//! let mut status = MemcachedStatus::default();
+//! workload::report_deployment(&mut status, Some(1), object.spec.size, &deployment);
+//! assert!(!status.is_condition_true("Available"));
+//! assert!(status.is_condition_true("Progressing"));
+//! ```
 
 mod deployment;
 mod pod;
@@ -21,15 +66,12 @@ mod stateful;
 mod status;
 
 use std::collections::BTreeMap;
-use std::fmt::Debug;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::reflector::ObjectRef;
 use kube::{Resource, ResourceExt};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
-use crate::controller::{Context, Kind, KindScope, ObjectOf, Terminal, Watched};
+use crate::controller::{ApplyError, KindScope, Terminal, Watched};
 
 pub use deployment::{deployment, report_deployment};
 pub use pod::{restricted_pod, zone_spread};
@@ -45,9 +87,9 @@ pub const ROLLOUT_COMPLETE: &str = "RolloutComplete";
 /// Why a pass over a workload failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An object could not be applied: `<Kind> <name>` and the API server's answer.
-    #[error("failed to apply {0}")]
-    Apply(String, #[source] kube::Error),
+    /// An object could not be applied ([`Context::apply`]).
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
     /// The Pods of a StatefulSet could not be listed.
     #[error("failed to list the Pods of {0}")]
     ListPods(String, #[source] kube::Error),
@@ -104,18 +146,4 @@ where
         Some(namespace) if <O::Scope as KindScope>::NAMESPACED => vec![reference.within(&namespace)],
         _ => vec![reference],
     }
-}
-
-/// Applies `desired` as owned by `owner` ([`Context::apply`]); a failure names the object,
-/// `failed to apply <Kind> <name>`.
-///
-/// # Errors
-/// [`Error::Apply`] with the API server's answer.
-pub async fn apply<K, D>(ctx: &Context<K>, owner: &ObjectOf<K>, desired: D) -> Result<D, Error>
-where
-    K: Kind,
-    D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
-{
-    let what = format!("{} {}", D::kind(&()), desired.name_any());
-    ctx.apply(owner, desired).await.map_err(|source| Error::Apply(what, source))
 }

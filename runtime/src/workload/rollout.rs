@@ -19,8 +19,9 @@ use kube::runtime::controller::Action;
 use serde::Serialize;
 
 use super::Error;
+use crate::ObjectOf;
 use crate::conditions::{self, HasConditions};
-use crate::controller::{Context, EventType, Kind, ObjectOf, Terminal};
+use crate::controller::{Context, EventType, Kind, Terminal};
 
 /// How long a rollout in progress waits for a Pod change at most before it is looked at again:
 /// the controller watches the Pods, so a Pod that becomes ready or goes starts a pass at once.

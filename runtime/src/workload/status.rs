@@ -6,8 +6,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::Error;
+use crate::ObjectOf;
 use crate::conditions::{self, HasConditions};
-use crate::controller::{Context, Kind, ObjectOf, error_chain};
+use crate::controller::{Context, Kind, error_chain};
 
 /// `status` (the object's, `None` when it has none yet) with the condition `Degraded=True`,
 /// reason `ReconcileFailed`, the chain of `error` as its message, at `generation`: what an
@@ -22,23 +23,26 @@ where
 }
 
 /// Writes the status of a pass and returns its outcome: when `outcome` succeeded, the status
-/// `status` computes from it; when it failed, [`failed_status`] (the runtime then logs the
+/// `status` computes from it; when it failed (with an [`Error`] or what converts to one, such as
+/// [`Context::apply`]'s error), [`failed_status`] (the runtime then logs the
 /// error, records it as an Event and retries). [`Context::update_status`] skips a status the
 /// object already has.
 ///
 /// # Errors
 /// The pass's own error first; else [`Error::Status`] when the status could not be written.
-pub async fn write_status<K, T>(
+pub async fn write_status<K, T, E>(
     ctx: &Context<K>,
     object: &ObjectOf<K>,
-    outcome: Result<T, Error>,
+    outcome: Result<T, E>,
     status: impl FnOnce(&T) -> <ObjectOf<K> as HasStatus>::Status,
 ) -> Result<T, Error>
 where
     K: Kind,
+    E: Into<Error>,
     ObjectOf<K>: HasStatus,
     <ObjectOf<K> as HasStatus>::Status: HasConditions + Serialize + DeserializeOwned + Default + Clone + PartialEq,
 {
+    let outcome = outcome.map_err(Into::into);
     let generation = object.meta().generation;
     let written = match &outcome {
         Ok(value) => status(value),

@@ -52,7 +52,7 @@ impl Reconciler for MemcachedReconciler {
         ctx: &Context<Self::Kind>,
     ) -> Result<Action, Error> {
         let image = workload::image(IMAGE_ENV, DEFAULT_IMAGE);
-        let applied = workload::apply(ctx, &object, desired_deployment(&object, &image)).await;
+        let applied = ctx.apply(&object, desired_deployment(&object, &image)).await;
         // A failure is reported in `Degraded` too; the runtime logs it, records it as an Event
         // and retries.
         let status = |deployment: &Deployment| desired_status(&object, deployment);

@@ -109,15 +109,15 @@ async fn roll(object: &Redis, ctx: &Context<Redis>) -> Result<Rollout, Error> {
             data: Some(object.spec.config.clone()),
             ..ConfigMap::default()
         };
-        workload::apply(ctx, object, config).await?;
+        ctx.apply(object, config).await?;
     }
     let service = workload::headless_service(object, &labels, service_ports(object));
-    workload::apply(ctx, object, service).await?;
+    ctx.apply(object, service).await?;
     let min_available = object.spec.min_available.clone();
     let budget = workload::disruption_budget(object, &labels, min_available);
-    workload::apply(ctx, object, budget).await?;
+    ctx.apply(object, budget).await?;
     let image = workload::image(IMAGE_ENV, DEFAULT_IMAGE);
-    let set = workload::apply(ctx, object, desired_stateful_set(object, &image)).await?;
+    let set = ctx.apply(object, desired_stateful_set(object, &image)).await?;
     workload::roll(ctx, object, &set, TEMPLATE_HASH, keep).await
 }
 

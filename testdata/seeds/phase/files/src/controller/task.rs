@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rop::conditions::{self, HasConditions};
-use rop::controller::{Action, Context, Reconciler};
+use rop::controller::{Action, ApplyError, Context, Reconciler};
 use rop::k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use rop::kube::ResourceExt;
@@ -28,7 +28,7 @@ pub enum Error {
     #[error("failed to read the Pod")]
     Get(#[source] rop::kube::Error),
     #[error("failed to create the Pod")]
-    Create(#[source] rop::kube::Error),
+    Create(#[source] ApplyError),
     #[error("failed to update the status")]
     Status(#[source] rop::kube::Error),
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use redis_operator_api::v1alpha1::{RedisCluster, RedisClusterStatus};
 use rop::conditions::{self, HasConditions};
-use rop::controller::{Action, Context, Reconciler};
+use rop::controller::{Action, ApplyError, Context, Reconciler};
 use rop::k8s_openapi::api::core::v1::{Container, ContainerPort, Pod, PodSpec};
 use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use rop::kube::ResourceExt;
@@ -31,8 +31,8 @@ const RESYNC_AFTER: Duration = Duration::from_secs(5 * 60);
 pub enum Error {
     #[error("failed to list the cluster's Pods")]
     List(#[source] rop::kube::Error),
-    #[error("failed to create Pod {0}")]
-    Create(String, #[source] rop::kube::Error),
+    #[error(transparent)]
+    Create(#[from] ApplyError),
     #[error("failed to delete Pod {0}")]
     Delete(String, #[source] rop::kube::Error),
     #[error("failed to update the status")]
@@ -66,9 +66,7 @@ impl Reconciler for RedisClusterReconciler {
 
         let plan = plan(&cluster.name_any(), cluster.spec.replicas, &names);
         for name in &plan.create {
-            ctx.apply(&cluster, desired_pod(&cluster, name))
-                .await
-                .map_err(|e| Error::Create(name.clone(), e))?;
+            ctx.apply(&cluster, desired_pod(&cluster, name)).await?;
             info!(pod = %name, "created a missing replica");
         }
         // A Pod already terminating is on its way out: deleting it again is no news.

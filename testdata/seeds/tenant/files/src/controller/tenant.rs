@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rop::conditions::{self, HasConditions};
-use rop::controller::{Action, Cleanup, Context, Reconciler};
+use rop::controller::{Action, ApplyError, Cleanup, Context, Reconciler};
 use rop::k8s_openapi::NamespaceResourceScope;
 use rop::k8s_openapi::api::core::v1::{ResourceQuota, ResourceQuotaSpec};
 use rop::k8s_openapi::api::rbac::v1::{RoleBinding, RoleRef, Subject};
@@ -40,8 +40,8 @@ const GONE_AFTER: Duration = Duration::from_secs(1);
 /// Why a pass failed; the variants name the step and the object, and `rop::kube::Error` says why.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("failed to apply {0}")]
-    Apply(String, #[source] rop::kube::Error),
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
     #[error("failed to list the tenant's {0}s")]
     List(String, #[source] rop::kube::Error),
     #[error("failed to delete {0}")]
@@ -60,13 +60,9 @@ impl Reconciler for TenantReconciler {
     async fn reconcile(&self, tenant: Arc<Tenant>, ctx: &Context<Tenant>) -> Result<Action, Error> {
         for namespace in &tenant.spec.namespaces {
             let quota = desired_quota(&tenant, namespace);
-            ctx.apply(&tenant, quota)
-                .await
-                .map_err(|e| Error::Apply(format!("ResourceQuota {namespace}/{QUOTA}"), e))?;
+            ctx.apply(&tenant, quota).await?;
             let binding = desired_binding(&tenant, namespace);
-            ctx.apply(&tenant, binding)
-                .await
-                .map_err(|e| Error::Apply(format!("RoleBinding {namespace}/{ADMINS}"), e))?;
+            ctx.apply(&tenant, binding).await?;
         }
         let keep = &tenant.spec.namespaces;
         delete_owned::<ResourceQuota>(ctx.client(), &tenant, keep).await?;
