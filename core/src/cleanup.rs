@@ -30,17 +30,26 @@ pub enum Cleanup {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NoFinalizer(());
 
-/// The two results of a cleanup ([`Cleanup`] and [`NoFinalizer`]), as the runtime reads them.
-#[doc(hidden)]
-pub trait CleanupOutcome: Send + 'static {
+/// The two results of a cleanup, [`Cleanup`] and [`NoFinalizer`]: the bound of
+/// `ControllerTarget::Cleanup`. Sealed: there are no others.
+pub trait CleanupOutcome: sealed::Sealed + Send + 'static {
     /// Whether the kind's objects carry its finalizer while they live.
+    #[doc(hidden)]
     const FINALIZES: bool;
 
     /// What the default cleanup returns: nothing was held, the object may go.
+    #[doc(hidden)]
     fn nothing_to_clean() -> Self;
 
     /// Whether the finalizer may go.
+    #[doc(hidden)]
     fn into_cleanup(self) -> Cleanup;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Cleanup {}
+    impl Sealed for super::NoFinalizer {}
 }
 
 impl CleanupOutcome for Cleanup {

@@ -27,8 +27,6 @@ pub mod schema;
 pub mod webhook_configuration;
 pub mod yaml;
 
-/// How the runtime reads a kind's [`Cleanup`] or [`NoFinalizer`].
-#[doc(hidden)]
 pub use cleanup::CleanupOutcome;
 pub use cleanup::{Cleanup, NoFinalizer};
 pub use definition::{

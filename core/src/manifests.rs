@@ -4,6 +4,10 @@
 //! kinds and calls [`main`]. It prints a [`Bundle`] as JSON on stdout; `rop generate` reads it
 //! and turns it into files with [`assemble`]. Only the api crate is linked into that binary,
 //! so it builds fast and never needs a cluster.
+//!
+//! A project uses [`Kind`], [`kind`], [`builtin`] and [`main`] (its `api/src/bin/manifests.rs`
+//! is a call of `main`); the rest is what `rop generate` does with the bundle, hidden from
+//! the documentation and outside semver.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -22,28 +26,35 @@ use crate::webhook_configuration::{
 };
 use crate::yaml;
 
+#[doc(hidden)]
 /// Where `rop generate` writes the webhook configurations, as controller-gen's `webhook`
 /// generator does.
 pub const WEBHOOK_MANIFESTS: &str = "config/webhook/manifests.yaml";
 
+#[doc(hidden)]
 /// Where `rop generate` writes the RBAC of a manager that issues and injects its own webhook
 /// certificate (the kustomize component `config/webhook-self-managed`).
 pub const WEBHOOK_CERT_ROLES: &str = "config/webhook-self-managed/role.yaml";
 
+#[doc(hidden)]
 /// The `Role` in [`WEBHOOK_CERT_ROLES`]: the manager's certificate Secret.
 pub const WEBHOOK_CERT_ROLE: &str = "webhook-cert-role";
 
+#[doc(hidden)]
 /// The `ClusterRole` in [`WEBHOOK_CERT_ROLES`]: the webhook configurations and converted CRDs
 /// the manager puts its CA into.
 pub const WEBHOOK_CERT_INJECTION_ROLE: &str = "webhook-cert-injection-role";
 
+#[doc(hidden)]
 /// Version of the [`Bundle`] format; `rop generate` refuses a bundle of another version.
 /// Format 2 carries `skip_version` as a field of [`KindManifest`].
 pub const BUNDLE_FORMAT: u32 = 2;
 
+#[doc(hidden)]
 /// The role name of the generated `ClusterRole`, as kubebuilder's `rbac:roleName=manager-role`.
 pub const MANAGER_ROLE: &str = "manager-role";
 
+#[doc(hidden)]
 /// What one version of one kind contributes to the manifests.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KindManifest {
@@ -68,6 +79,7 @@ pub struct KindManifest {
     pub validating_webhooks: Vec<ValidatingWebhook>,
 }
 
+#[doc(hidden)]
 /// What a built-in kind (`#[derive(rop::BuiltinKind)]`) contributes: no CRD; its webhooks,
 /// and the RBAC rules of its controller when the project has one.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -86,6 +98,7 @@ pub struct BuiltinManifest {
     pub validating_webhooks: Vec<ValidatingWebhook>,
 }
 
+#[doc(hidden)]
 /// Everything the generator binary reports, as JSON on its stdout.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Bundle {
@@ -138,6 +151,7 @@ pub fn builtin<B: BuiltinKind>() -> Kind {
     }
 }
 
+#[doc(hidden)]
 /// Builds the bundle for `kinds`.
 pub fn bundle(kinds: &[Kind]) -> Bundle {
     let mut bundle = Bundle { format: BUNDLE_FORMAT, kinds: Vec::new(), builtin: Vec::new() };
@@ -177,6 +191,7 @@ pub fn main(kinds: &[Kind]) {
     out.write_all(json.as_bytes()).and_then(|()| out.write_all(b"\n")).expect("writing the bundle to stdout");
 }
 
+#[doc(hidden)]
 /// A file `rop generate` writes: a path relative to the project root and its full content.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutputFile {
@@ -186,6 +201,7 @@ pub struct OutputFile {
     pub content: String,
 }
 
+#[doc(hidden)]
 /// Why a bundle cannot be turned into manifests.
 #[derive(Debug, thiserror::Error)]
 pub enum AssembleError {
@@ -231,6 +247,7 @@ fn unstructured_message(nodes: &[(String, Unstructured)]) -> String {
     )
 }
 
+#[doc(hidden)]
 /// The rule every manager with a controller needs beyond its kinds' own: `create` and `patch`
 /// on `events.k8s.io` Events, which the runtime records (a failed pass, a stalled object, and
 /// `Context::event`). `rop generate` adds it to `manager-role` itself, so no kind repeats it.
@@ -238,6 +255,7 @@ pub fn runtime_events_rule() -> Rule {
     Rule::new("events.k8s.io", &["events"], &["create", "patch"])
 }
 
+#[doc(hidden)]
 /// The files of `config/` that come from the bundle:
 /// `config/crd/bases/<group>_<plural>.yaml` per kind (all versions merged) and
 /// `config/rbac/role.yaml` (the normalised roles, [`runtime_events_rule`] included once any
@@ -309,6 +327,7 @@ pub fn assemble(bundle: &Bundle, namespaced_manager: bool) -> Result<Vec<OutputF
     Ok(files.into_iter().map(|(path, content)| OutputFile { path, content }).collect())
 }
 
+#[doc(hidden)]
 /// [`WEBHOOK_CERT_ROLES`] for the webhooks of `bundle` and the CRDs whose conversion the
 /// manager serves (`converted_crds`, `<plural>.<group>`): what a manager with
 /// `--webhook-cert-mode=self-managed` reads and writes, each object by name. A `Role` (in the

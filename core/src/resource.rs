@@ -12,6 +12,10 @@ use crate::{crd, rbac, schema};
 /// root type (its `Object` is itself), and every `#[derive(rop::BuiltinKind)]` marker type (its
 /// `Object` is the k8s-openapi type, e.g. `k8s_openapi::api::apps::v1::Deployment`). Both derives
 /// implement it; user code names the objects as [`ObjectOf<K>`].
+///
+/// The derives implement it and the traits built on it ([`WebhookTarget`], [`ControllerTarget`],
+/// [`MutatingWebhookTarget`], [`ValidatingWebhookTarget`]); a project never implements them by
+/// hand. They appear in the bounds of `rop::controller::Reconciler` and the webhook traits.
 pub trait Target {
     /// The type of the kind's objects, as the API server sends them and reconcilers get them.
     type Object;
@@ -61,6 +65,7 @@ pub trait CustomResource {
     type Status: JsonSchema;
 
     /// The kind's facts from its `#[rop(...)]` attribute.
+    #[doc(hidden)]
     const DEFINITION: KindDefinition;
 
     /// This version's `CustomResourceDefinition` (a single version; see [`crd::merge`]).
@@ -77,6 +82,7 @@ pub trait CustomResource {
         crd::for_definition(&Self::DEFINITION, root)
     }
 
+    #[doc(hidden)]
     /// The nodes of the spec's and status's schemas that keep unknown fields only because serde
     /// writes their values as more than one JSON type (see [`schema::Unstructured`]); `rop
     /// generate` refuses the kind while there is one. Paths start at `spec` / `status`.
@@ -88,11 +94,13 @@ pub trait CustomResource {
         found
     }
 
+    #[doc(hidden)]
     /// This version's CRD with its `#[rop(skip_version)]`, as [`crd::merge`] takes it.
     fn version_crd() -> crd::VersionCrd {
         crd::VersionCrd { crd: Self::custom_resource_definition(), skip: Self::DEFINITION.skip_version }
     }
 
+    #[doc(hidden)]
     /// The `x-kubernetes-validations` rules on the root of the schema (`root_validation(...)`
     /// in `#[rop(...)]`, controller-gen's `+kubebuilder:validation:XValidation` on the kind's
     /// type), where `self` is the whole object: `self.metadata.name`, `self.spec`,
@@ -101,6 +109,7 @@ pub trait CustomResource {
         Vec::new()
     }
 
+    #[doc(hidden)]
     /// RBAC rules this kind's controller needs: on the kind itself the resource with every verb
     /// a reconciler uses, `/status` get/update/patch and `/finalizers` update (the three
     /// `+kubebuilder:rbac` markers kubebuilder scaffolds on a controller); then the kinds it
@@ -125,6 +134,7 @@ pub trait ControllerTarget: Target {
     /// (its objects carry it while they live), [`crate::NoFinalizer`] for one without.
     type Cleanup: crate::CleanupOutcome;
 
+    #[doc(hidden)]
     /// The kind and what its controller watches.
     const CONTROLLER: ControllerDefinition;
 
@@ -143,9 +153,11 @@ pub trait ControllerTarget: Target {
 /// serves, carrying this project's admission webhooks for it ([`WebhookTarget`]) and, with
 /// `controller`, the facts of its controller ([`ControllerTarget`]).
 pub trait BuiltinKind: WebhookTarget {
+    #[doc(hidden)]
     /// The controller's definition with `#[rop(controller)]`, else `None`.
     const CONTROLLER: Option<ControllerDefinition>;
 
+    #[doc(hidden)]
     /// RBAC rules the kind's controller needs (see [`rbac::Rule::for_controller`]);
     /// none without `controller`.
     fn rbac_rules() -> Vec<rbac::Rule> {

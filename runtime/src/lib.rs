@@ -55,7 +55,8 @@ pub mod webhook;
 pub mod workload;
 
 pub use rop_core::{
-    AdmissionTarget, BuiltinKind, CustomResource, ObjectOf, Webhook, WebhookTarget, conditions, conversion, manifests,
+    AdmissionTarget, BuiltinKind, ControllerTarget, CustomResource, LabelSelector, MutatingWebhookTarget, ObjectOf,
+    SelectorRequirement, Target, ValidatingWebhookTarget, Webhook, WebhookTarget, conditions, conversion, manifests,
     names,
 };
 /// The generator's plumbing: what the derives' expansions, the `manifests` binary's entry point
@@ -63,8 +64,7 @@ pub use rop_core::{
 /// [`manifests`] and the derives.
 #[doc(hidden)]
 pub use rop_core::{
-    BuiltinResource, ControllerDefinition, ControllerTarget, KindDefinition, LabelSelector, MutatingWebhookTarget,
-    PrinterColumn, RbacRule, RelatedKind, Scale, SelectorRequirement, Target, ValidatingWebhookTarget, crd, rbac,
+    BuiltinResource, ControllerDefinition, KindDefinition, PrinterColumn, RbacRule, RelatedKind, Scale, crd, rbac,
     schema, webhook_configuration, yaml,
 };
 /// `#[derive(rop::JsonSchema)]`: schemars' `JsonSchema` derive that also applies `#[rop(...)]`

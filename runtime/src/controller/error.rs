@@ -28,9 +28,9 @@ pub(crate) enum Error<E: std::error::Error + 'static> {
 /// `failed to apply <Kind> [<namespace>/]<name>`, with the answer as its source, so the Warning
 /// Event and the `Degraded` condition say which object failed.
 ///
-/// A reconciler whose error type is `kube::Error` takes it with `?` (it converts to its
-/// source); one with its own error type carries it in a variant (`#[from] ApplyError`, not
-/// `#[error(transparent)]`, which would hide the name).
+/// A reconciler with its own error type carries it in a variant, `#[error(transparent)]
+/// Apply(#[from] ApplyError)` (as below: the message is `ApplyError`'s, with the name). One
+/// whose error type is `kube::Error` takes it with `?` too, as its source, without the name.
 ///
 /// ```
 /// use rop::controller::{ApplyError, Terminal};

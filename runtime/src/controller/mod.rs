@@ -107,7 +107,7 @@ mod written;
 use std::future::Future;
 use std::sync::Arc;
 
-use rop_core::{CleanupOutcome, ObjectOf};
+use rop_core::ObjectOf;
 
 pub use kube::runtime::controller::Action;
 pub use kube::runtime::events::EventType;
@@ -120,7 +120,7 @@ pub use error::{ApplyError, Terminal};
 pub use kube::runtime::reflector::ObjectRef;
 pub use metrics::Metrics;
 pub use rop_core::RelatedKind;
-pub use rop_core::{Cleanup, NoFinalizer};
+pub use rop_core::{Cleanup, CleanupOutcome, NoFinalizer};
 pub(crate) use run::{RunOptions, start};
 pub use scope::{CleanupOf, Kind, KindObject, KindScope};
 pub(crate) use shared::RelatedWatches;

@@ -47,10 +47,12 @@ pub type CleanupOf<K> = <K as ControllerTarget>::Cleanup;
 /// static `Api` of their own).
 pub trait KindScope: sealed::Sealed {
     /// `true` for namespaced kinds.
+    #[doc(hidden)]
     const NAMESPACED: bool;
 
     /// The API for objects of `K` in `namespace`; for a cluster-scoped kind, or with no
     /// namespace, the API over all of them.
+    #[doc(hidden)]
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
         K: Resource<DynamicType = (), Scope = Self>;

@@ -87,7 +87,7 @@ pub const ROLLOUT_COMPLETE: &str = "RolloutComplete";
 /// Why a pass over a workload failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An object could not be applied ([`Context::apply`]).
+    /// An object could not be applied ([`crate::controller::Context::apply`]).
     #[error(transparent)]
     Apply(#[from] ApplyError),
     /// The Pods of a StatefulSet could not be listed.
