@@ -203,3 +203,23 @@ fn the_client_ca_patch_builds_when_switched_on() {
         )
     );
 }
+
+/// A cluster-scoped kind's test object has no namespace to set, so nothing changes it after
+/// `new`: it is not `mut` (rustc would warn, and `make lint`, clippy with `-D warnings`, fail).
+#[test]
+fn a_cluster_scoped_kinds_test_object_is_not_mut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tenant-operator");
+    std::fs::create_dir(&dir).unwrap();
+    rop_ok(&dir, &["init", "--domain", "example.com", "--repo", "github.com/example/tenant-operator"]);
+    let kind = ["--group", "tenancy", "--version", "v1", "--kind", "Tenant"];
+    let create_api: Vec<&str> = ["create", "api"].iter().chain(&kind).chain(&["--namespaced=false"]).copied().collect();
+    rop_ok(&dir, &create_api);
+    let create_webhook: Vec<&str> =
+        ["create", "webhook"].iter().chain(&kind).chain(&["--programmatic-validation"]).copied().collect();
+    rop_ok(&dir, &create_webhook);
+    let code = std::fs::read_to_string(dir.join("src/webhook/tenant_v1.rs")).unwrap();
+    let expected =
+        "        let spec = Default::default();\n        let object = Tenant::new(name, spec);\n        object\n";
+    assert!(code.contains(expected), "{code}");
+}

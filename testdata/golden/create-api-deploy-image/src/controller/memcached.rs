@@ -52,7 +52,8 @@ impl Reconciler for MemcachedReconciler {
         ctx: &Context<Self::Kind>,
     ) -> Result<Action, Error> {
         let image = workload::image(IMAGE_ENV, DEFAULT_IMAGE);
-        let applied = ctx.apply(&object, desired_deployment(&object, &image)).await;
+        let deployment = desired_deployment(&object, &image);
+        let applied = ctx.apply(&object, deployment).await;
         // A failure is reported in `Degraded` too; the runtime logs it, records it as an Event
         // and retries.
         let status = |deployment: &Deployment| desired_status(&object, deployment);

@@ -117,7 +117,8 @@ async fn roll(object: &Redis, ctx: &Context<Redis>) -> Result<Rollout, Error> {
     let budget = workload::disruption_budget(object, &labels, min_available);
     ctx.apply(object, budget).await?;
     let image = workload::image(IMAGE_ENV, DEFAULT_IMAGE);
-    let set = ctx.apply(object, desired_stateful_set(object, &image)).await?;
+    let desired = desired_stateful_set(object, &image);
+    let set = ctx.apply(object, desired).await?;
     workload::roll(ctx, object, &set, TEMPLATE_HASH, keep).await
 }
 
