@@ -1,4 +1,5 @@
-//! End to end: the seeds' example operators (`testdata/seeds/`). Each seed's `scaffold.sh`
+//! End to end: the seeds' example operators (`testdata/seeds/`, and the book's tutorial project in
+//! `docs/tutorial/tenant-operator`). Each seed's `scaffold.sh`
 //! runs the built `rop` and lays the user's code over the scaffold; the test then generates
 //! the manifests, builds the project with no warnings, runs its tests (which must include the
 //! seed's own), clippy (`-D warnings`) and rustfmt, and checks what the seed is about.
@@ -75,7 +76,11 @@ fn scaffold(seed: &str, project: &'static str) -> Seed {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join(project);
     std::fs::create_dir(&dir).unwrap();
-    let seed = common::testdata().join("seeds").join(seed);
+    // The tenant operator is the book's tutorial project, kept with its chapters.
+    let seed = match seed {
+        "tenant" => Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/tutorial/tenant-operator"),
+        seed => common::testdata().join("seeds").join(seed),
+    };
     run(&dir, "sh", &[seed.join("scaffold.sh").to_str().unwrap()]);
     rop_ok(&dir, &["generate"]);
     Seed { _serial: serial, _tmp: tmp, dir, seed, project }

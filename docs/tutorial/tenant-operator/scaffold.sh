@@ -10,11 +10,19 @@
 # Run it in an empty folder with `rop` on PATH: sh path/to/scaffold.sh
 set -eu
 seed=$(cd "$(dirname "$0")" && pwd)
+# ANCHOR: init
 rop init --domain example.com --repo github.com/example/tenant-operator
+# ANCHOR_END: init
+# ANCHOR: create-api
 rop create api --group tenancy --version v1 --kind Tenant --namespaced=false
+# ANCHOR_END: create-api
+# ANCHOR: create-api-v1alpha1
 rop create api --group tenancy --version v1alpha1 --kind Tenant --controller=false --namespaced=false
+# ANCHOR_END: create-api-v1alpha1
+# ANCHOR: create-webhook
 rop create webhook --group tenancy --version v1 --kind Tenant --programmatic-validation \
     --conversion --spoke v1alpha1
+# ANCHOR_END: create-webhook
 # The user's code: the types of both versions, the conversion, the reconciler, the validator,
 # the samples and the tests.
 cp -R "$seed/files/." .

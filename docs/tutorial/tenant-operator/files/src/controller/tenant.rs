@@ -7,6 +7,7 @@
 //! admins' access end when the Tenant is deleted, not whenever the garbage collector gets to
 //! them.
 
+// ANCHOR: preamble
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -49,6 +50,7 @@ pub enum Error {
     #[error("failed to update the status")]
     Status(#[source] rop::kube::Error),
 }
+// ANCHOR_END: preamble
 
 /// Reconciles `Tenant` objects.
 pub struct TenantReconciler;
@@ -57,6 +59,7 @@ impl Reconciler for TenantReconciler {
     type Kind = Tenant;
     type Error = Error;
 
+    // ANCHOR: reconcile
     async fn reconcile(&self, tenant: Arc<Tenant>, ctx: &Context<Tenant>) -> Result<Action, Error> {
         for namespace in &tenant.spec.namespaces {
             let quota = desired_quota(&tenant, namespace);
@@ -72,7 +75,9 @@ impl Reconciler for TenantReconciler {
             .map_err(Error::Status)?;
         Ok(Action::requeue(RESYNC_AFTER))
     }
+    // ANCHOR_END: reconcile
 
+    // ANCHOR: cleanup
     /// The quotas and bindings go before the Tenant does (see the module docs): done once a
     /// look finds nothing left to delete.
     async fn cleanup(&self, tenant: Arc<Tenant>, ctx: &Context<Tenant>) -> Result<Cleanup, Error> {
@@ -83,8 +88,10 @@ impl Reconciler for TenantReconciler {
         }
         Ok(Cleanup::Done)
     }
+    // ANCHOR_END: cleanup
 }
 
+// ANCHOR: desired
 /// The quota of `tenant` in `namespace`: only the fields this controller manages (the apply
 /// adds the owner reference).
 fn desired_quota(tenant: &Tenant, namespace: &str) -> ResourceQuota {
@@ -137,7 +144,9 @@ fn metadata(tenant: &Tenant, name: &str, namespace: &str) -> ObjectMeta {
         ..ObjectMeta::default()
     }
 }
+// ANCHOR_END: desired
 
+// ANCHOR: delete_owned
 /// The `namespace/name` of each of the `owned` objects that is not in one of the namespaces
 /// to `keep`: the objects to delete.
 fn stale(owned: &[ObjectMeta], keep: &[String]) -> Vec<(String, String)> {
@@ -176,7 +185,9 @@ where
     }
     Ok(stale.len())
 }
+// ANCHOR_END: delete_owned
 
+// ANCHOR: desired_status
 /// The status `tenant` reports once its namespaces have their quota and admins.
 fn desired_status(tenant: &Tenant) -> TenantStatus {
     let generation = tenant.metadata.generation;
@@ -192,9 +203,11 @@ fn desired_status(tenant: &Tenant) -> TenantStatus {
     status.set_condition(ready);
     status
 }
+// ANCHOR_END: desired_status
 
 #[cfg(test)]
 mod tests {
+    // ANCHOR: test_tenant
     use tenant_operator_api::v1::TenantSpec;
 
     use super::*;
@@ -211,7 +224,9 @@ mod tests {
         tenant.metadata.generation = Some(2);
         tenant
     }
+    // ANCHOR_END: test_tenant
 
+    // ANCHOR: owned_tests
     fn meta(namespace: &str, name: &str) -> ObjectMeta {
         ObjectMeta {
             namespace: Some(namespace.into()),
@@ -269,7 +284,9 @@ mod tests {
         );
         assert_eq!(stale(&owned, &[]).len(), 3, "the cleanup deletes them all");
     }
+    // ANCHOR_END: owned_tests
 
+    // ANCHOR: status_tests
     #[test]
     fn a_provisioned_tenant_is_ready_at_its_generation() {
         let status = desired_status(&tenant(&["acme-dev", "acme-prod"]));
@@ -293,4 +310,5 @@ mod tests {
             "no status write on the next pass"
         );
     }
+    // ANCHOR_END: status_tests
 }

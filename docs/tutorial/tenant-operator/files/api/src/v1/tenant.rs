@@ -5,6 +5,7 @@ use rop::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use rop::{CustomResource, JsonSchema};
 use serde::{Deserialize, Serialize};
 
+// ANCHOR: spec
 /// TenantSpec defines the desired state of Tenant.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[rop(
@@ -20,14 +21,18 @@ use serde::{Deserialize, Serialize};
     derive = "Default",
     derive = "PartialEq"
 )]
+// ANCHOR: owns
 // What the controller creates for each Tenant: the watches and the RBAC come from these lines.
 #[rop(owns(rop::k8s_openapi::api::core::v1::ResourceQuota))]
 #[rop(owns(rop::k8s_openapi::api::rbac::v1::RoleBinding))]
+// ANCHOR_END: owns
 // The controller's cleanup (src/controller/tenant.rs) holds each Tenant until its quotas and
 // bindings are gone: `tenancy.example.com/finalizer`.
 #[rop(finalizer)]
+// ANCHOR: rbac
 // Binding a role needs the permissions it grants, or `bind` on that role.
 #[rop(rbac(groups = ["rbac.authorization.k8s.io"], resources = ["clusterroles"], resource_names = ["admin"], verbs = ["bind"]))]
+// ANCHOR_END: rbac
 // The validating webhook (src/webhook/tenant_v1.rs) lists the Tenants to refuse a namespace
 // another Tenant has: the controller's rules on its own kind already allow that list.
 #[rop(webhook(validating))]
@@ -69,7 +74,9 @@ impl Default for Quota {
         }
     }
 }
+// ANCHOR_END: spec
 
+// ANCHOR: status
 /// TenantStatus defines the observed state of Tenant.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -82,3 +89,4 @@ pub struct TenantStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
 }
+// ANCHOR_END: status
