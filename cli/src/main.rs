@@ -74,6 +74,10 @@ enum Commands {
     /// The real API server (etcd and kube-apiserver) that controller tests run against.
     #[command(subcommand)]
     Testenv(commands::testenv::TestenvCommand),
+    /// Print the reference of every command as Markdown: the book's commands page
+    /// (docs/reference/commands.md) is this output, so `--help` and the page are one text.
+    #[command(hide = true)]
+    MarkdownHelp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -105,6 +109,17 @@ enum Create {
     },
 }
 
+/// The commands' reference in Markdown, from their clap definitions (hidden commands left out).
+fn command_reference() -> String {
+    let options = clap_markdown::MarkdownOptions::new()
+        .title("Commands".to_string())
+        .show_footer(false)
+        .show_table_of_contents(true);
+    let reference = clap_markdown::help_markdown_custom::<Cli>(&options);
+    // The page is committed: one trailing newline, as every file of the repository.
+    format!("{}\n", reference.trim_end())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     ui::set_level(cli.quiet, cli.verbose);
@@ -121,6 +136,10 @@ fn main() -> ExitCode {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "rop", &mut script);
             ui::out(&String::from_utf8_lossy(&script));
+            Ok(())
+        }
+        Commands::MarkdownHelp => {
+            ui::out(&command_reference());
             Ok(())
         }
         Commands::Version => {
