@@ -13,6 +13,7 @@ mod envtest;
 mod import;
 mod names;
 mod project;
+mod reference;
 mod rust_source;
 mod scaffold;
 mod ui;
@@ -74,10 +75,6 @@ enum Commands {
     /// The real API server (etcd and kube-apiserver) that controller tests run against.
     #[command(subcommand)]
     Testenv(commands::testenv::TestenvCommand),
-    /// Print the reference of every command as Markdown: the book's commands page
-    /// (docs/reference/commands.md) is this output, so `--help` and the page are one text.
-    #[command(hide = true)]
-    MarkdownHelp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -109,18 +106,20 @@ enum Create {
     },
 }
 
-/// The commands' reference in Markdown, from their clap definitions (hidden commands left out).
-fn command_reference() -> String {
-    let options = clap_markdown::MarkdownOptions::new()
-        .title("Commands".to_string())
-        .show_footer(false)
-        .show_table_of_contents(true);
-    let reference = clap_markdown::help_markdown_custom::<Cli>(&options);
-    // The page is committed: one trailing newline, as every file of the repository.
-    format!("{}\n", reference.trim_end())
-}
+/// The argument that prints the commands' reference instead of running one: the book's commands
+/// page (docs/reference/commands.md) is that output, so `--help` and the page are one text. It
+/// is no subcommand of clap's, which shell completions would offer.
+const MARKDOWN_HELP: &str = "markdown-help";
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some(MARKDOWN_HELP) {
+        let options = clap_markdown::MarkdownOptions::new()
+            .title("Commands".to_string())
+            .show_footer(false)
+            .show_table_of_contents(true);
+        ui::out(&reference::for_mdbook(&clap_markdown::help_markdown_custom::<Cli>(&options)));
+        return ExitCode::SUCCESS;
+    }
     let cli = Cli::parse();
     ui::set_level(cli.quiet, cli.verbose);
     let result = std::env::current_dir().map_err(anyhow::Error::from).and_then(|root| match &cli.command {
@@ -136,10 +135,6 @@ fn main() -> ExitCode {
             let mut script = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "rop", &mut script);
             ui::out(&String::from_utf8_lossy(&script));
-            Ok(())
-        }
-        Commands::MarkdownHelp => {
-            ui::out(&command_reference());
             Ok(())
         }
         Commands::Version => {

@@ -31,3 +31,11 @@ fn hidden_commands_stay_out_of_the_reference() {
         assert!(!headings.contains(&hidden), "{hidden} is listed: {headings:#?}");
     }
 }
+
+#[test]
+fn shell_completions_do_not_offer_the_reference() {
+    for shell in ["bash", "zsh", "fish"] {
+        let script = common::rop_ok(&std::env::temp_dir(), &["completion", shell]);
+        assert!(!script.contains("markdown-help"), "{shell} completion offers markdown-help");
+    }
+}
