@@ -30,7 +30,7 @@ fn memcached_v1_is_defaulted_by_the_api_server() {
     };
     env.block_on(async {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
-        let api = webhooks.api::<Memcached>();
+        let api = webhooks.api_of::<Memcached>();
         let sample = include_str!("../config/samples/cache_v1_memcached.yaml");
         let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;
@@ -55,7 +55,7 @@ fn memcached_v1_is_validated_by_the_api_server() {
     };
     env.block_on(async {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
-        let api = webhooks.api::<Memcached>();
+        let api = webhooks.api_of::<Memcached>();
         let sample = include_str!("../config/samples/cache_v1_memcached.yaml");
         let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;
@@ -80,7 +80,7 @@ fn memcached_v1beta1_is_converted_by_the_api_server() {
     };
     env.block_on(async {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
-        let (api, hub) = (webhooks.api::<Spoke>(), webhooks.api::<Hub>());
+        let (api, hub) = (webhooks.api_of::<Spoke>(), webhooks.api_of::<Hub>());
         let sample = include_str!("../config/samples/cache_v1beta1_memcached.yaml");
         let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;

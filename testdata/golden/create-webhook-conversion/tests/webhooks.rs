@@ -31,7 +31,7 @@ fn memcached_v1beta1_is_converted_by_the_api_server() {
     };
     env.block_on(async {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
-        let (api, hub) = (webhooks.api::<Spoke>(), webhooks.api::<Hub>());
+        let (api, hub) = (webhooks.api_of::<Spoke>(), webhooks.api_of::<Hub>());
         let sample = include_str!("../config/samples/cache_v1beta1_memcached.yaml");
         let object = testing::sample(sample);
         let created = api.create(&PostParams::default(), &object).await;

@@ -24,7 +24,7 @@ fn a_tenant_claiming_a_namespace_of_another_is_refused_by_the_api_server() {
     };
     env.block_on(async {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
-        let api = webhooks.api::<v1::Tenant>();
+        let api = webhooks.api_of::<v1::Tenant>();
         let post = PostParams::default();
         let sample = include_str!("../config/samples/tenancy_v1_tenant.yaml");
         let acme: v1::Tenant = rop::webhook::testing::sample(sample);
@@ -57,7 +57,7 @@ fn a_tenant_claiming_a_namespace_of_another_is_refused_by_the_api_server() {
         };
         let alpha = v1alpha1::Tenant::new("initech", spec);
         let refused = webhooks
-            .api::<v1alpha1::Tenant>()
+            .api_of::<v1alpha1::Tenant>()
             .create(&post, &alpha)
             .await;
         assert_eq!(refusal(refused), (403, ACME_DEV_TAKEN.to_string()));
@@ -96,8 +96,8 @@ fn a_v1_tenant_keeps_every_admin_through_v1alpha1() {
     env.block_on(async {
         let webhooks = env.serve_webhooks(PROJECT, server()).await;
         let (hub, spoke) = (
-            webhooks.api::<v1::Tenant>(),
-            webhooks.api::<v1alpha1::Tenant>(),
+            webhooks.api_of::<v1::Tenant>(),
+            webhooks.api_of::<v1alpha1::Tenant>(),
         );
         let sample = include_str!("../config/samples/tenancy_v1_tenant.yaml");
         let mut acme: v1::Tenant = rop::webhook::testing::sample(sample);
