@@ -133,7 +133,7 @@ impl Webhooks {
     /// The objects of kind `O` where a test's objects are: in [`crate::TEST_NAMESPACE`], or all
     /// of them for a cluster-scoped kind. Its client is the API server's admin, so what it
     /// sends goes through the webhooks as a user's request would.
-    pub fn api<O>(&self) -> Api<O>
+    pub fn api_of<O>(&self) -> Api<O>
     where
         O: Resource<DynamicType = (), Scope: KindScope>,
     {
