@@ -11,7 +11,7 @@ pub fn for_mdbook(page: &str) -> String {
     while let Some(line) = lines.next() {
         let introduces_example = !line.starts_with(['*', ' ', '#']) && line.ends_with(':');
         if introduces_example && lines.peek().is_some_and(|next| next.starts_with("  ") && !next.trim().is_empty()) {
-            out.push(line.to_string());
+            out.push(literal_outside_code(line));
             out.push("```sh".to_string());
             while let Some(example) = lines.next_if(|next| next.starts_with("  ")) {
                 out.push(example[2..].to_string());
@@ -60,10 +60,10 @@ mod tests {
 
     #[test]
     fn examples_become_shell_blocks() {
-        let page = "Start a project\n\nExample:\n  rop init --domain example.com \\\n      --repo x\n\n###### **Options:**\n\n* `--domain <DOMAIN>` — Domain\n\n  Default value: `my.domain`\n";
+        let page = "Start a project\n\nExample, in api/src/<group>/:\n  rop init --domain example.com \\\n      --repo x\n\n###### **Options:**\n\n* `--domain <DOMAIN>` — Domain\n\n  Default value: `my.domain`\n";
         assert_eq!(
             for_mdbook(page),
-            "Start a project\n\nExample:\n```sh\nrop init --domain example.com \\\n    --repo x\n```\n\n###### **Options:**\n\n* `--domain <DOMAIN>` — Domain\n\n  Default value: `my.domain`\n"
+            "Start a project\n\nExample, in api/src/&lt;group&gt;/:\n```sh\nrop init --domain example.com \\\n    --repo x\n```\n\n###### **Options:**\n\n* `--domain <DOMAIN>` — Domain\n\n  Default value: `my.domain`\n"
         );
     }
 

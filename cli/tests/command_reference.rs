@@ -39,3 +39,22 @@ fn shell_completions_do_not_offer_the_reference() {
         assert!(!script.contains("markdown-help"), "{shell} completion offers markdown-help");
     }
 }
+
+/// Every example line of every command's help fits 78 columns, so a terminal of 80 does not
+/// wrap a command in the middle (clap wraps help to the terminal): a pasted first line would
+/// run without the flags left on the next.
+#[test]
+fn help_examples_fit_an_80_column_terminal() {
+    let reference = common::rop_ok(&std::env::temp_dir(), &["markdown-help"]);
+    let mut in_example = false;
+    let mut long = Vec::new();
+    for line in reference.lines() {
+        match line {
+            "```sh" => in_example = true,
+            "```" => in_example = false,
+            _ if in_example && line.chars().count() + 2 > 80 => long.push(line.to_string()),
+            _ => {}
+        }
+    }
+    assert!(long.is_empty(), "example lines wider than 78 columns in --help:\n{}", long.join("\n"));
+}

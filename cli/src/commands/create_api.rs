@@ -29,7 +29,7 @@ fn bool_flag() -> clap::builder::ValueParser {
     // `mut_arg` moves an argument to the end of the usage line: all three, to keep their order.
     mut_arg("version", |a| a),
     mut_arg("kind", |a| a.help("Kind, UpperCamelCase, e.g. `Memcached`")),
-    after_help = "Example:\n  rop create api --group cache --version v1alpha1 --kind Memcached\n\nExample, a controller that runs an image as a Deployment per object:\n  rop create api --group cache --version v1alpha1 --kind Memcached \\\n      --image memcached:1.6.26-alpine --image-container-port 11211 \\\n      --image-container-command memcached,-m=64,-o,modern,-v --run-as-user 1001\n\nExample, a controller for a kind Kubernetes serves:\n  rop create api --group core --version v1 --kind ServiceAccount --resource=false"
+    after_help = "Example:\n  rop create api --group cache --version v1alpha1 --kind Memcached\n\nExample, a controller that runs an image as a Deployment per object:\n  rop create api --group cache --version v1alpha1 --kind Memcached \\\n      --image memcached:1.6.26-alpine --image-container-port 11211 \\\n      --image-container-command memcached,-m=64,-o,modern,-v \\\n      --run-as-user 1001\n\nExample, a controller for a kind Kubernetes serves:\n  rop create api --group core --version v1 --kind ServiceAccount \\\n      --resource=false"
 )]
 pub struct CreateApiArgs {
     #[command(flatten)]

@@ -27,7 +27,8 @@ use crate::ui;
     after_help = "Example:
   rop create webhook --group cache --version v1alpha1 --kind Memcached \\
       --defaulting --programmatic-validation
-  rop create webhook --group cache --version v1 --kind Memcached --conversion --spoke v1alpha1,v2")]
+  rop create webhook --group cache --version v1 --kind Memcached \\
+      --conversion --spoke v1alpha1,v2")]
 pub struct CreateWebhookArgs {
     #[command(flatten)]
     pub api: KindArgs,

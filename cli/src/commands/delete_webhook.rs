@@ -27,7 +27,9 @@ use crate::ui;
     mut_arg("kind", |a| a),
     after_help = "Example:
   rop delete webhook --group cache --version v1 --kind Memcached --defaulting
-  rop delete webhook --group cache --version v1 --kind Memcached   # every webhook of the kind version")]
+
+Example, every webhook of the kind version:
+  rop delete webhook --group cache --version v1 --kind Memcached")]
 pub struct DeleteWebhookArgs {
     #[command(flatten)]
     pub api: KindArgs,

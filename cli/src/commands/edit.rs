@@ -18,7 +18,7 @@ fn bool_flag() -> clap::builder::ValueParser {
 /// Flags of `rop edit`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  rop edit --namespaced        # watch only the manager's namespace, with a Role\n  rop edit --multigroup        # new APIs go to api/src/<group>/<version>/"
+    after_help = "Example, a manager that watches only its own namespace, with a Role:\n  rop edit --namespaced\n\nExample, new APIs in api/src/<group>/<version>/:\n  rop edit --multigroup"
 )]
 pub struct EditArgs {
     /// Allow several API groups: APIs created from now on go to api/src/<group>/<version>/

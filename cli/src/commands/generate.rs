@@ -19,7 +19,7 @@ pub const SELF_MANAGED_KUSTOMIZATION: &str = "config/webhook-self-managed/kustom
 /// Flags of `rop generate`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  rop generate          # write config/crd/bases/*.yaml and config/rbac/role.yaml\n  rop generate --check  # in CI: fail if those files are out of date\n  rop generate --check-compat=main  # fail if the CRDs break what main's CRDs accept (default: the last v* tag)"
+    after_help = "Example:\n  rop generate          # write config/crd/bases and config/rbac/role.yaml\n  rop generate --check  # in CI: fail if those files are out of date\n\nExample, compare with main's CRDs instead of the last v* tag:\n  rop generate --check-compat=main"
 )]
 pub struct GenerateArgs {
     /// Write nothing; exit non-zero if any generated file would change.

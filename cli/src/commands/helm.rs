@@ -17,7 +17,7 @@ use crate::ui;
 /// Flags of `rop helm`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  rop helm                      # writes dist/chart/\n  helm lint dist/chart\n  helm install <project> dist/chart --namespace <project>-system --create-namespace"
+    after_help = "Example:\n  rop helm                      # writes dist/chart/\n  helm lint dist/chart\n  helm install <project> dist/chart --namespace <project>-system \\\n      --create-namespace"
 )]
 pub struct HelmArgs {
     /// The chart's folder, inside the project.

@@ -31,7 +31,7 @@ pub enum ImportCommand {
 /// Flags of `rop import crd`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  rop import crd certificates.yaml\n\nExample, types for a kind the project watches but does not own:\n  rop import crd --types-only gateway-api.yaml --group-version-kinds gateway.networking.k8s.io/v1/HTTPRoute"
+    after_help = "Example:\n  rop import crd certificates.yaml\n\nExample, types for a kind the project watches but does not own:\n  rop import crd --types-only gateway-api.yaml \\\n      --group-version-kinds gateway.networking.k8s.io/v1/HTTPRoute"
 )]
 pub struct ImportCrdArgs {
     /// CRD YAML or JSON files (several documents each, `kubectl get crd -o yaml` lists too);
