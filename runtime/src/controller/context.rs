@@ -114,21 +114,7 @@ impl<K: Kind> Context<K> {
     /// object of that name another controller owns; for an owned or watched kind, an object of
     /// that name not controlled by `owner`: a `409 AlreadyExists` written here, not by the
     /// server (its reason is `AlreadyExists`).
-    pub async fn apply<D>(&self, owner: &ObjectOf<K>, desired: D) -> Result<D, ApplyError>
-    where
-        D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
-    {
-        let object = match desired.meta().namespace.as_deref().or(owner.meta().namespace.as_deref()) {
-            Some(namespace) if <D::Scope as KindScope>::NAMESPACED => {
-                format!("{} {namespace}/{}", D::kind(&()), desired.name_any())
-            }
-            _ => format!("{} {}", D::kind(&()), desired.name_any()),
-        };
-        self.apply_owned(owner, desired).await.map_err(|source| ApplyError::new(object, source))
-    }
-
-    /// [`Context::apply`], with the API server's answer as it came.
-    async fn apply_owned<D>(&self, owner: &ObjectOf<K>, mut desired: D) -> Result<D, kube::Error>
+    pub async fn apply<D>(&self, owner: &ObjectOf<K>, mut desired: D) -> Result<D, ApplyError>
     where
         D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
     {
@@ -141,6 +127,19 @@ impl<K: Kind> Context<K> {
         if <D::Scope as KindScope>::NAMESPACED && desired.meta().namespace.is_none() {
             desired.meta_mut().namespace = owner.namespace();
         }
+        let object = match desired.namespace() {
+            Some(namespace) => format!("{} {namespace}/{}", D::kind(&()), desired.name_any()),
+            None => format!("{} {}", D::kind(&()), desired.name_any()),
+        };
+        self.apply_owned(owner, desired).await.map_err(|source| ApplyError::new(object, source))
+    }
+
+    /// [`Context::apply`] of `desired` with its owner reference and namespace set, with the
+    /// API server's answer as it came.
+    async fn apply_owned<D>(&self, owner: &ObjectOf<K>, desired: D) -> Result<D, kube::Error>
+    where
+        D: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
+    {
         if let Some(stored) = self.owned.unchanged(&desired) {
             return Ok(stored);
         }
