@@ -29,6 +29,7 @@ pub(crate) struct KindConversion {
     pub(crate) group: &'static str,
     pub(crate) kind: &'static str,
     /// The kind's plural: its CRD is `<plural>.<group>`.
+    #[cfg_attr(not(feature = "manager"), allow(dead_code, reason = "the manager is what calls it"))]
     pub(crate) plural: &'static str,
     pub(crate) hub_version: &'static str,
     pub(crate) hub_is_storage: bool,

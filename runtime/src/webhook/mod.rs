@@ -83,4 +83,5 @@ pub use setup::SetupError;
 /// code, and not covered by semver.
 #[doc(hidden)]
 pub use tls::{CERT_FILE, DEFAULT_CERT_DIR, KEY_FILE, ServeError};
+#[cfg(feature = "manager")]
 pub(crate) use tls::{check_certificate, check_client_ca};

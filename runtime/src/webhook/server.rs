@@ -215,6 +215,7 @@ impl Server {
     ///
     /// # Errors
     /// Two webhooks at one path, or two hubs for one kind's conversion.
+    #[cfg_attr(not(feature = "manager"), allow(dead_code, reason = "the manager is what calls it"))]
     pub(crate) fn merge(mut self, other: Server) -> Result<Server, SetupError> {
         let Server { handlers, conversions, client_ca, client: _, metrics: _, admission, http: _ } = other;
         for (path, handler) in handlers {
@@ -249,11 +250,13 @@ impl Server {
     }
 
     /// The names of the CRDs whose conversion this server serves, `<plural>.<group>` each.
+    #[cfg_attr(not(feature = "manager"), allow(dead_code, reason = "the manager is what calls it"))]
     pub(crate) fn converted_crds(&self) -> Vec<String> {
         self.conversions.values().map(|kind| format!("{}.{}", kind.plural, kind.group)).collect()
     }
 
     /// The admission webhooks this server serves, with their kinds.
+    #[cfg_attr(not(feature = "manager"), allow(dead_code, reason = "the manager is what calls it"))]
     pub(crate) fn admission_webhooks(&self) -> &[(AdmissionTarget, &'static Webhook)] {
         &self.admission
     }
@@ -267,6 +270,7 @@ impl Server {
     }
 
     /// Whether no webhook is registered (the manager then starts no server).
+    #[cfg_attr(not(feature = "manager"), allow(dead_code, reason = "the manager is what calls it"))]
     pub(crate) fn is_empty(&self) -> bool {
         self.handlers.is_empty() && self.conversions.is_empty()
     }

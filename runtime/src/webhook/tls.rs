@@ -194,6 +194,7 @@ fn client_verifier(
 ///
 /// # Errors
 /// As [`Server::serve`]: a missing or unreadable file, or a certificate and key that do not match.
+#[cfg_attr(not(feature = "manager"), allow(dead_code, reason = "the manager is what calls it"))]
 pub fn check_certificate(dir: &Path) -> Result<(), ServeError> {
     load(&Files { dir: dir.to_path_buf(), client_ca: None }).map(drop)
 }
@@ -203,6 +204,7 @@ pub fn check_certificate(dir: &Path) -> Result<(), ServeError> {
 ///
 /// # Errors
 /// When the file cannot be read, or holds no usable certificate.
+#[cfg_attr(not(feature = "manager"), allow(dead_code, reason = "the manager is what calls it"))]
 pub fn check_client_ca(path: &Path) -> Result<(), ServeError> {
     client_verifier(path, Arc::new(ring_provider())).map(drop)
 }
