@@ -65,9 +65,21 @@ fn by_factor(x: u64, y: f64) -> u64 {
 /// The estimated cost of `e`, checked as `checked`, for a rule on the node declared `root`, and
 /// the unbounded nodes (location relative to `root`, keyword) whose size it assumed.
 pub(crate) fn estimate(e: &IdedExpr, checked: &Checked, root: &Decl) -> (Range, BTreeSet<(String, &'static str)>) {
+    estimate_with(e, checked, root, UNKNOWN)
+}
+
+/// [`estimate`], with `unknown` as the size of a value whose size the schema does not give
+/// (`string(x)`, a list a rule builds); the API server takes it as unbounded.
+pub(crate) fn estimate_with(
+    e: &IdedExpr,
+    checked: &Checked,
+    root: &Decl,
+    unknown: Range,
+) -> (Range, BTreeSet<(String, &'static str)>) {
     let mut c = Coster {
         checked,
         root,
+        unknown,
         paths: HashMap::new(),
         sizes: HashMap::new(),
         locals: Vec::new(),
@@ -86,6 +98,8 @@ struct Local {
 struct Coster<'a> {
     checked: &'a Checked,
     root: &'a Decl,
+    /// The size of a value of unknown size.
+    unknown: Range,
     paths: HashMap<u64, Vec<String>>,
     sizes: HashMap<u64, Range>,
     locals: Vec<Local>,
@@ -159,7 +173,7 @@ impl Coster<'_> {
     }
 
     fn size(&mut self, e: &IdedExpr) -> Range {
-        self.compute_size(e).unwrap_or(UNKNOWN)
+        self.compute_size(e).unwrap_or(self.unknown)
     }
 
     /// The size an estimator sees for a node: computed, else from its path.
@@ -167,7 +181,7 @@ impl Coster<'_> {
         if let Some(s) = self.compute_size(e) {
             return s;
         }
-        self.node_path(e).and_then(|p| self.estimate_size(&p)).unwrap_or(UNKNOWN)
+        self.node_path(e).and_then(|p| self.estimate_size(&p)).unwrap_or(self.unknown)
     }
 
     fn cost(&mut self, e: &IdedExpr) -> Range {
@@ -549,7 +563,7 @@ impl Coster<'_> {
                             if let Some(p) = &mut p {
                                 p.push("@items".into());
                             }
-                            let s = p.and_then(|p| self.estimate_size(&p)).unwrap_or(UNKNOWN);
+                            let s = p.and_then(|p| self.estimate_size(&p)).unwrap_or(self.unknown);
                             el = el.add(s.factor(TRAVERSAL));
                         }
                         Some((list_size.mul(el), None))
@@ -600,7 +614,7 @@ impl Coster<'_> {
                 if let Some(p) = &mut p {
                     p.push("@items".into());
                 }
-                let elem = p.and_then(|p| self.estimate_size(&p)).unwrap_or(UNKNOWN);
+                let elem = p.and_then(|p| self.estimate_size(&p)).unwrap_or(self.unknown);
                 let mut size = list.mul(elem);
                 if let Some(sep) = args.first() {
                     let sep = self.node_size(sep);

@@ -16,6 +16,7 @@ mod decl;
 mod escape;
 pub(crate) mod go_regex;
 mod library;
+pub(crate) mod run_time;
 mod types;
 mod validate;
 
@@ -302,6 +303,25 @@ fn compile(
     let unbounded =
         unbounded.into_iter().map(|(at, keyword)| Unbounded { path: format!("{path}{at}"), keyword }).collect();
     Compiled::Ok { cost: cost.max, unbounded }
+}
+
+/// Runs `f` on a thread with a stack deep enough for the CEL parser, checker and
+/// estimator at cel-go's recursion limit (each nesting level of the ANTLR parser takes many frames).
+pub(crate) fn with_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(scope, f)
+            .expect("a thread for checking CEL rules")
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+/// Whether `text` parses as the API server's CEL parser would, and if not, its error (the
+/// same as for a rule in a CRD).
+pub(crate) fn check_syntax(text: &str) -> Result<(), String> {
+    parse(text).map(drop)
 }
 
 /// Parses a CEL expression; parser panics (the cel-rust macro expanders assert on arity)

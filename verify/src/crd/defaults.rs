@@ -13,8 +13,16 @@ use crate::rules::Rule;
 
 /// R57 and R58 for the `default` of the node `obj` at `path`. `meta_chain` is not empty for a
 /// node inside an embedded resource's `metadata`, `apiVersion` or `kind`: the properties from
-/// the resource down to the node.
-pub(crate) fn check(report: &mut Report, obj: &Map<String, Value>, default: &Value, path: &str, meta_chain: &[String]) {
+/// the resource down to the node. `cel_spent` is what the rules run on the schema's defaults
+/// so far may have cost; it grows by what this default's do.
+pub(crate) fn check(
+    report: &mut Report,
+    obj: &Map<String, Value>,
+    default: &Value,
+    path: &str,
+    meta_chain: &[String],
+    cel_spent: &mut u64,
+) {
     let default_path = format!("{path}.default");
     if !meta_chain.is_empty() {
         // The server puts the default into an otherwise empty resource of its own and checks
@@ -36,7 +44,7 @@ pub(crate) fn check(report: &mut Report, obj: &Map<String, Value>, default: &Val
             "remove fields the schema does not declare from the default, or declare them",
         );
     }
-    for finding in crate::samples::default_errors(default, &Value::Object(obj.clone())) {
+    for finding in crate::samples::default_errors(default, &Value::Object(obj.clone()), cel_spent) {
         // kube-openapi names what is below the default `default.[0].x`, the CEL validator
         // `default[0].x` (`fldPath.Index`).
         let at = match finding.path.as_str() {

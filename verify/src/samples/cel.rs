@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::cel_value::self_value;
 use super::path::Path;
 use super::prune::{additional, is_true};
+use crate::cel::run_time;
 use crate::report::{Finding, Report};
 use crate::rules::Rule;
 
@@ -38,25 +39,32 @@ pub(crate) enum OldSelf {
 }
 
 /// Evaluates every rule of `root` and its descendants on `object` (pruned and defaulted), as on
-/// create.
+/// create. The rules are parsed on a deep stack, as the verifier's are.
 pub(crate) fn validate(object: &Value, root: &Value, report: &mut Report) {
-    node(&env(), object, root, &Path::default(), true, OldSelf::Absent, report);
+    crate::cel::with_deep_stack(|| {
+        node(&mut Evaluator::new(), object, root, &Path::default(), true, OldSelf::Absent, report);
+    });
 }
 
 /// The errors the rules of `schema` and of the schemas below it give for `value` as that
 /// node's `default` (apiextensions' `ValidateDefaults`): the rules run with `oldSelf` equal to
 /// the default, then, only if none failed, once more as on create. Paths are relative to the
-/// default (`(root)` for the default itself); only errors are returned.
-pub(crate) fn default_errors(value: &Value, schema: &Value) -> Vec<Finding> {
-    let env = env();
+/// default (`(root)` for the default itself); only errors are returned. The rules draw on
+/// the run-time budget `spent` says how much of is used: the server gives all the defaults of
+/// a schema one.
+pub(crate) fn default_errors(value: &Value, schema: &Value, spent: &mut u64) -> Vec<Finding> {
+    let mut evaluator = Evaluator::new();
+    evaluator.spent = *spent;
     let resource = is_true(schema, "x-kubernetes-embedded-resource");
-    let errors = |old| {
+    let mut errors = |old| {
         let mut report = Report::default();
-        node(&env, value, schema, &Path::default(), resource, old, &mut report);
+        node(&mut evaluator, value, schema, &Path::default(), resource, old, &mut report);
         report.into_findings().into_iter().filter(Finding::is_error).collect::<Vec<_>>()
     };
     let unchanged = errors(OldSelf::Unchanged);
-    if unchanged.is_empty() { errors(OldSelf::Absent) } else { unchanged }
+    let found = if unchanged.is_empty() { errors(OldSelf::Absent) } else { unchanged };
+    *spent = evaluator.spent;
+    found
 }
 
 /// Whether `schema` or any schema below it has `x-kubernetes-validations`.
@@ -68,17 +76,34 @@ pub(crate) fn has_rules(schema: &Value) -> bool {
     }
 }
 
-fn env() -> Arc<Env> {
-    let mut env = Env::stdlib();
-    for extension in [cel::extensions::strings, cel::extensions::lists, cel::extensions::math] {
-        if env.add_extension(extension).is_err() {
-            continue;
-        }
-    }
-    Arc::new(env)
+/// The environment rules run in, and what the rules run so far may have cost.
+struct Evaluator {
+    env: Arc<Env>,
+    /// The sum of the estimated costs of the rules run so far (see [`crate::cel::run_time`]).
+    spent: u64,
 }
 
-fn node(env: &Arc<Env>, value: &Value, schema: &Value, path: &Path, resource: bool, old: OldSelf, report: &mut Report) {
+impl Evaluator {
+    fn new() -> Evaluator {
+        let mut env = Env::stdlib();
+        for extension in [cel::extensions::strings, cel::extensions::lists, cel::extensions::math] {
+            if env.add_extension(extension).is_err() {
+                continue;
+            }
+        }
+        Evaluator { env: Arc::new(env), spent: 0 }
+    }
+}
+
+fn node(
+    ev: &mut Evaluator,
+    value: &Value,
+    schema: &Value,
+    path: &Path,
+    resource: bool,
+    old: OldSelf,
+    report: &mut Report,
+) {
     if value.is_null() {
         return;
     }
@@ -89,9 +114,9 @@ fn node(env: &Arc<Env>, value: &Value, schema: &Value, path: &Path, resource: bo
     let mut bound = None;
     for rules in rule_lists.filter_map(Value::as_array) {
         let this = bound.get_or_insert_with(this);
-        let site = Site { value, this, schema, path };
+        let site = Site { value, this, schema, path, resource };
         for rule in rules {
-            evaluate(env, rule, &site, old, report);
+            evaluate(ev, rule, &site, old, report);
         }
     }
     match value {
@@ -108,7 +133,7 @@ fn node(env: &Arc<Env>, value: &Value, schema: &Value, path: &Path, resource: bo
                 };
                 if let Some((child_schema, child_path)) = child_at {
                     let embedded = is_true(child_schema, "x-kubernetes-embedded-resource");
-                    node(env, child, child_schema, &child_path, embedded, old, report);
+                    node(ev, child, child_schema, &child_path, embedded, old, report);
                 }
             }
         }
@@ -118,7 +143,7 @@ fn node(env: &Arc<Env>, value: &Value, schema: &Value, path: &Path, resource: bo
                 let old = if map_list { old } else { OldSelf::Absent };
                 let embedded = is_true(item_schema, "x-kubernetes-embedded-resource");
                 for (i, item) in items.iter().enumerate() {
-                    node(env, item, item_schema, &path.index(i), embedded, old, report);
+                    node(ev, item, item_schema, &path.index(i), embedded, old, report);
                 }
             }
         }
@@ -168,6 +193,9 @@ fn server_words(error: &ExecutionError) -> Option<String> {
 }
 
 fn run(env: &Arc<Env>, source: &str, this: &cel::Value, old: Option<&cel::Value>) -> Result<cel::Value, Failure> {
+    // The verifier's parser first: it refuses what cel-go refuses (nesting past 250) and turns
+    // the `cel` crate's parser panics into errors.
+    crate::cel::check_syntax(source).map_err(|e| Failure::Unsupported(format!("cannot be parsed: {e}")))?;
     let program = env.compile(source).map_err(|e| Failure::Unsupported(format!("cannot be parsed: {e}")))?;
     let mut context = Context::with_env(Arc::clone(env));
     context.add_variable_from_value("self", this.clone());
@@ -189,13 +217,15 @@ struct Site<'a> {
     this: &'a cel::Value,
     schema: &'a Value,
     path: &'a Path,
+    /// The node is the root of a resource (`apiVersion`, `kind`, `metadata`).
+    resource: bool,
 }
 
-fn evaluate(env: &Arc<Env>, rule: &Value, site: &Site<'_>, old: OldSelf, report: &mut Report) {
-    let Site { value, this, schema, path } = *site;
+fn evaluate(ev: &mut Evaluator, rule: &Value, site: &Site<'_>, old: OldSelf, report: &mut Report) {
+    let Site { value, this, schema, path, resource } = *site;
     let Some(source) = rule.get("rule").and_then(Value::as_str) else { return };
     // Parsed once for the variables the rule reads; `run` compiles it in the environment.
-    let parsed = Program::compile(source).ok();
+    let parsed = crate::cel::check_syntax(source).ok().and_then(|()| Program::compile(source).ok());
     let reads = |variable: &str| parsed.as_ref().is_some_and(|p| p.references().has_variable(variable));
     let uses_old_self = reads("oldSelf");
     let optional = rule.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
@@ -216,10 +246,32 @@ fn evaluate(env: &Arc<Env>, rule: &Value, site: &Site<'_>, old: OldSelf, report:
     let bad_int_or_string = is_true(schema, "x-kubernetes-int-or-string")
         && !(value.is_string() || value.is_i64() || value.is_u64())
         && reads("self");
+    // Estimated on this value, the rule may cost more than the server lets one rule, or all the
+    // rules of one object, run: the server would cancel it, and running it here could take
+    // minutes.
+    let estimate = |expr: &str| run_time::estimate(expr, schema, value, resource, optional).unwrap_or(0);
+    let cost = estimate(source);
+    if cost > run_time::PER_CALL_LIMIT {
+        let why = format!(
+            "may cost more on this value than the API server lets one rule run ({cost} estimated, the limit is {}), \
+             so it was not run",
+            run_time::PER_CALL_LIMIT
+        );
+        return unevaluated(report, &at, source, why);
+    }
+    if ev.spent.saturating_add(cost) > run_time::BUDGET {
+        let why = format!(
+            "was not run: with the rules run before it, the object may cost more than the API server's budget for \
+             all its rules ({})",
+            run_time::BUDGET
+        );
+        return unevaluated(report, &at, source, why);
+    }
+    ev.spent += cost;
     let outcome = if bad_int_or_string {
         Err(Failure::AsServer("invalid data, expected XIntOrString value to be either a string or integer".into()))
     } else {
-        run(env, source, this, old_self.as_ref())
+        run(&ev.env, source, this, old_self.as_ref())
     };
     let passed = match outcome {
         Ok(cel::Value::Bool(b)) => b,
@@ -259,7 +311,8 @@ fn evaluate(env: &Arc<Env>, rule: &Value, site: &Site<'_>, old: OldSelf, report:
         .get("messageExpression")
         .and_then(Value::as_str)
         // The message runs with the rule's plain activation: `oldSelf` is never optional there.
-        .and_then(|expr| match run(env, expr, this, message_old.as_ref()) {
+        .filter(|expr| estimate(expr) <= run_time::PER_CALL_LIMIT)
+        .and_then(|expr| match run(&ev.env, expr, this, message_old.as_ref()) {
             Ok(cel::Value::String(s)) if !s.trim().is_empty() => Some(s.to_string()),
             _ => None,
         })
@@ -355,6 +408,59 @@ mod tests {
         assert_eq!(unevaluated[0].0, Rule::SampleCelUnevaluated);
     }
 
+    /// Found by fuzzing (`fuzz/`, target `crd_reader`): three nested `all()` over a long list
+    /// ran for minutes, where the server cancels the rule at its per-call cost limit.
+    #[test]
+    fn a_rule_over_the_per_call_limit_on_this_value_is_not_run() {
+        let schema = json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "integer"}}},
+            "x-kubernetes-validations": [{"rule": "self.l.all(x, self.l.all(y, self.l.all(z, x + y + z >= 0)))"}]});
+        let small = json!({"l": (0..10).collect::<Vec<i32>>()});
+        assert_eq!(run_rule(schema.clone(), small), vec![]);
+        let large = json!({"l": (0..1000).collect::<Vec<i32>>()});
+        let findings = run_rule(schema, large);
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].0, Rule::SampleCelUnevaluated);
+        let message = &findings[0].1;
+        assert!(message.starts_with("rule \"self.l.all(x, self.l.all(y, self.l.all(z, x + y + z >= 0)))\" may cost more on this value than the API server lets one rule run ("), "{message}");
+        assert!(
+            message.ends_with(
+                " estimated, the limit is 1000000), so it was not run; the API server evaluates it on create"
+            ),
+            "{message}"
+        );
+    }
+
+    /// A rule nested deeper than cel-go's parser allows (250) does not compile on the server;
+    /// here it is left unevaluated, and the `cel` crate's own parser, which has no such limit,
+    /// never sees it.
+    #[test]
+    fn rules_nested_past_the_parsers_limit_are_not_run() {
+        let source = format!("{}true{}", "(".repeat(5000), ")".repeat(5000));
+        let findings = run_rule(rule(&source, json!({})), json!({}));
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].0, Rule::SampleCelUnevaluated);
+        assert!(findings[0].1.contains("cannot be parsed: ERROR: <input>:-1:0: "), "{}", findings[0].1);
+    }
+
+    /// The rules of one object share the server's run-time budget: once the estimates of the
+    /// rules run pass it, the rest are left to the server.
+    #[test]
+    fn rules_past_the_objects_budget_are_not_run() {
+        // One rule on each of 40 items, each about 630,000 by the estimate on a 300-item list
+        // (`exists` stops at the first item: the estimate counts every one).
+        let item = json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "integer"}}},
+            "x-kubernetes-validations": [{"rule": "self.l.exists(x, self.l.exists(y, x + y >= 0))"}]});
+        let schema = json!({"type": "object", "properties": {"items": {"type": "array", "items": item}}});
+        let list: Vec<i32> = (0..300).collect();
+        let value = json!({"items": vec![json!({"l": list}); 40]});
+        let findings = run_rule(schema, value);
+        assert!(!findings.is_empty() && findings.len() < 40, "{findings:?}");
+        assert!(findings.iter().all(|(rule, _)| *rule == Rule::SampleCelUnevaluated), "{findings:?}");
+        assert!(findings[0].1.ends_with(
+            "was not run: with the rules run before it, the object may cost more than the API server's budget for all its rules (10000000); the API server evaluates it on create"
+        ), "{}", findings[0].1);
+    }
+
     #[test]
     fn message_expression_and_reason() {
         let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "x-kubernetes-validations": [
@@ -371,7 +477,7 @@ mod tests {
     fn defaults_run_transition_rules_then_as_on_create() {
         let on = |rule: Value| json!({"type": "integer", "x-kubernetes-validations": [rule]});
         let messages = |schema: Value| -> Vec<String> {
-            default_errors(&json!(5), &schema).into_iter().map(|f| f.message).collect()
+            default_errors(&json!(5), &schema, &mut 0).into_iter().map(|f| f.message).collect()
         };
         assert_eq!(messages(on(json!({"rule": "self == oldSelf"}))), Vec::<String>::new());
         assert_eq!(messages(on(json!({"rule": "self > oldSelf"}))), ["Invalid value: 5: failed rule: self > oldSelf"]);
@@ -391,7 +497,7 @@ mod tests {
     #[test]
     fn run_time_errors_are_the_servers() {
         let errors = |schema: Value, value: Value| -> Vec<String> {
-            default_errors(&value, &schema).into_iter().map(|f| f.message).collect()
+            default_errors(&value, &schema, &mut 0).into_iter().map(|f| f.message).collect()
         };
         let object = json!({"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
             "x-kubernetes-validations": [{"rule": "self.x > 0"}, {"rule": "10 / self.y == 1", "message": "y divides"}]});

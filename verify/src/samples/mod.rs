@@ -85,8 +85,9 @@ pub(crate) use path::ROOT;
 /// 3. the CEL rules at and below the node ([`cel::default_errors`]), as `sample.cel`.
 ///
 /// Paths are relative to the default (`(root)` for the default itself, then `x`, `[0].x`);
-/// messages name the default itself `""`, as the server's do.
-pub(crate) fn default_errors(default: &Value, schema: &Value) -> Vec<Finding> {
+/// messages name the default itself `""`, as the server's do. `cel_spent` is the run-time
+/// cost budget already used, by the rules of the defaults checked before.
+pub(crate) fn default_errors(default: &Value, schema: &Value, cel_spent: &mut u64) -> Vec<Finding> {
     let default = &as_sent(default);
     let mut report = Report::default();
     let resource = prune::is_true(schema, "x-kubernetes-embedded-resource");
@@ -98,7 +99,7 @@ pub(crate) fn default_errors(default: &Value, schema: &Value) -> Vec<Finding> {
         found = report.into_findings();
     }
     if found.is_empty() {
-        found = cel::default_errors(default, schema);
+        found = cel::default_errors(default, schema, cel_spent);
     }
     found
 }

@@ -60,11 +60,14 @@ pub(crate) struct SchemaCx<'r> {
     pub(crate) cel_cost: cel::CostTotal,
     /// The version has the status subresource (R79).
     pub(crate) status_subresource: bool,
+    /// What the CEL rules run on the schema's defaults so far may have cost: all of them share
+    /// one run-time budget on the server.
+    pub(crate) default_cel_spent: u64,
 }
 
 /// Walks the schema rooted at `root` (found at `path`).
 pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserve_unknown: bool, report: &mut Report) {
-    let mut cx = SchemaCx { report, cel_cost: Default::default(), status_subresource };
+    let mut cx = SchemaCx { report, cel_cost: Default::default(), status_subresource, default_cel_spent: 0 };
     let n = NodeCx {
         level: Level::Root,
         junctor: None,
@@ -78,26 +81,13 @@ pub(crate) fn check(root: &Value, path: &str, status_subresource: bool, _preserv
         cardinality: Some(1),
         unbounded_above: Vec::new(),
     };
-    with_deep_stack(|| {
+    crate::cel::with_deep_stack(|| {
         let mark = cx.report.len();
         walk(&mut cx, root, path, &n);
         let total = std::mem::take(&mut cx.cel_cost);
         total.finish(cx.report, path);
         cx.report.order_default_checks(mark);
     });
-}
-
-/// Runs `f` on a thread with a stack deep enough for the CEL parser, checker and
-/// estimator at cel-go's recursion limit (each nesting level of the ANTLR parser takes many frames).
-fn with_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn_scoped(scope, f)
-            .expect("a thread for checking CEL rules")
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
 }
 
 const META_FIELDS: [&str; 3] = ["metadata", "apiVersion", "kind"];
@@ -121,7 +111,7 @@ fn walk(cx: &mut SchemaCx, node: &Value, path: &str, n: &NodeCx) {
         meta::check(cx, obj, path, n);
         if defaults_checked(obj, n) {
             let default = obj.get("default").unwrap_or(&Value::Null);
-            super::defaults::check(cx.report, obj, default, path, &n.meta_chain);
+            super::defaults::check(cx.report, obj, default, path, &n.meta_chain, &mut cx.default_cel_spent);
         }
         if !n.resource_meta {
             lints::check(cx, obj, path);
