@@ -3,6 +3,7 @@
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
+use crate::builtin::{self, Builtin};
 use crate::project::{Project, Resource};
 
 /// The names of one kind in one version, in every spelling the scaffold uses.
@@ -21,9 +22,9 @@ pub struct KindNames {
     pub plural: String,
     /// Multigroup layout (`rop edit --multigroup`): APIs live under `api/src/<group>/<version>/`.
     pub multigroup: bool,
-    /// A kind Kubernetes serves (PROJECT's `core: true`), with a marker type in
-    /// `api/src/builtin.rs` rather than types of its own.
-    pub core: bool,
+    /// The built-in kind this is, for a kind Kubernetes serves (PROJECT's `core: true`), with a
+    /// marker type in `api/src/builtin.rs` rather than types of its own.
+    pub builtin: Option<&'static Builtin>,
 }
 
 impl KindNames {
@@ -40,7 +41,7 @@ impl KindNames {
             snake: kind.to_snake_case(),
             plural: plural.into(),
             multigroup: project.multigroup,
-            core: false,
+            builtin: None,
         }
     }
 
@@ -84,7 +85,7 @@ impl KindNames {
     pub fn of(project: &Project, r: &Resource) -> KindNames {
         let mut k = KindNames::new(project, &r.group, &r.version, &r.kind, &r.plural);
         k.multigroup = !r.core && r.path.split("::").count() == 4;
-        k.core = r.core;
+        k.builtin = r.core.then(|| builtin::find(&r.group, &r.version, &r.kind)).flatten();
         // A built-in kind, or an imported one outside the project's domain, names its own.
         if r.core || r.domain != project.domain {
             k.full_group = r.full_group();

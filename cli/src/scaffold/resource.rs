@@ -9,7 +9,7 @@ use super::deploy_image::{DeployImage, KindTemplates};
 use super::kind::KindNames;
 use super::spec::{IfExists, Scaffold};
 use super::{builtin_marker, layout};
-use crate::builtin::{self, Builtin};
+use crate::builtin::Builtin;
 use crate::project::Project;
 
 /// What a `create api` run scaffolds for a kind version, besides its names.
@@ -49,7 +49,7 @@ impl ApiOptions<'_> {
 /// Files several kinds share (a version module, a group module, the built-in kinds' marker
 /// file) are listed with [`IfExists::Skip`]: written only by the first.
 pub fn describe(project: &Project, k: &KindNames, options: &ApiOptions) -> Scaffold {
-    let builtin = k.core.then(|| builtin::find(&k.group, &k.version, &k.kind)).flatten();
+    let builtin = k.builtin;
     let namespaced = builtin.map_or(options.namespaced, Builtin::namespaced);
     let mut context = TemplateContext::kind(project, k, builtin, namespaced, options.storage, options.header);
     if let Some(image) = options.image {
@@ -115,7 +115,7 @@ fn controller(
     templates: &KindTemplates,
 ) {
     let module = k.controller_module();
-    if k.core {
+    if k.builtin.is_some() {
         // A built-in kind's controller: its marker type (with `#[rop(controller)]`, which the
         // command adds) stands in for the types, and there is no integration test to scaffold.
         if let Some(b) = builtin {
