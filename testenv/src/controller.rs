@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::fmt::Debug;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,6 +32,7 @@ use tokio::task::JoinHandle;
 
 use crate::denials::Denials;
 use crate::manifests::ensure_crds;
+use crate::wait::Caller;
 use crate::{MANAGER_NAMESPACE, MANAGER_SERVICE_ACCOUNT, TestEnv, WAIT, install_manager_rbac};
 
 /// The namespace a test's namespaced objects live in, and the one the manager watches.
@@ -149,25 +151,34 @@ impl TestEnv {
     ///
     /// # Panics
     /// When the CRDs or the RBAC do not install (run `make manifests` first).
-    pub async fn start_controller<R: Reconciler>(
+    #[track_caller]
+    pub fn start_controller<R: Reconciler>(
         &self,
         project: impl AsRef<Path>,
         reconciler: R,
+    ) -> impl Future<Output = ControllerTest<R::Kind>> {
+        self.start_controller_at(project.as_ref().to_path_buf(), reconciler, Location::caller())
+    }
+
+    async fn start_controller_at<R: Reconciler>(
+        &self,
+        project: PathBuf,
+        reconciler: R,
+        at: Caller,
     ) -> ControllerTest<R::Kind> {
-        let project = project.as_ref().to_path_buf();
         let client = self.client();
         if let Err(err) = ensure_crds(&client, &project.join("config/crd/bases")).await {
-            panic!("the CRDs install (run `make manifests` first): {err}");
+            panic!("{at}: the CRDs install (run `make manifests` first): {err}");
         }
         // The CRDs of other projects it uses (`rop import crd --types-only` keeps them there).
         let external = project.join("config/crd/external");
         if external.is_dir()
             && let Err(err) = ensure_crds(&client, &external).await
         {
-            panic!("the CRDs in config/crd/external install: {err}");
+            panic!("{at}: the CRDs in config/crd/external install: {err}");
         }
         if let Err(err) = install_manager_rbac(&client, &project.join("config/rbac/role.yaml")).await {
-            panic!("the manager's RBAC installs (run `make manifests` first): {err}");
+            panic!("{at}: the manager's RBAC installs (run `make manifests` first): {err}");
         }
         let writes = Arc::new(Mutex::new(Vec::new()));
         let denials = Denials::default();
@@ -178,7 +189,7 @@ impl TestEnv {
                 writes.clone(),
                 denials.clone(),
             )
-            .unwrap_or_else(|err| panic!("a client as the manager's ServiceAccount: {err}"));
+            .unwrap_or_else(|err| panic!("{at}: a client as the manager's ServiceAccount: {err}"));
         let namespaced = <<ObjectOf<R::Kind> as Resource>::Scope as KindScope>::NAMESPACED;
         let mut options = Options::for_tests();
         options.watch_namespace = namespaced.then(|| TEST_NAMESPACE.into());
@@ -239,20 +250,23 @@ impl TestEnv {
 ///
 /// # Panics
 /// When a check fails, or the test API server cannot start (with `ROP_TESTENV_REQUIRE=1`, or
-/// binaries that are there but broken).
+/// binaries that are there but broken). Its own checks' messages start with the line that
+/// called it.
+#[track_caller]
 pub fn check_controller<R, F>(project: impl AsRef<Path>, reconciler: R, sample: &str, checks: F)
 where
     R: Reconciler,
     F: AsyncFnOnce(&ControllerTest<R::Kind>, &ObjectOf<R::Kind>),
 {
+    let at = Location::caller();
     let Some(env) = TestEnv::start_or_skip() else { return };
     env.block_on(async {
-        let controller = env.start_controller(project, reconciler).await;
-        let object = controller.create_sample(sample).await;
+        let controller = env.start_controller_at(project.as_ref().to_path_buf(), reconciler, at).await;
+        let object = controller.create_sample_at(sample, at).await;
         checks(&controller, &object).await;
-        controller.assert_idempotent(&object).await;
-        controller.delete(&object).await;
-        controller.stop().await;
+        controller.assert_idempotent_at(&object, at).await;
+        controller.delete_at(&object, at).await;
+        controller.stop_at(at).await;
     });
 }
 
@@ -284,18 +298,23 @@ impl<K: Kind> ControllerTest<K> {
     /// When the file is no object of the kind, the API server refuses it, or what it stored
     /// does not read back as the kind (the CRD in `config/crd/bases` is older than the types:
     /// the server prunes the fields it does not know; run `make manifests`).
-    pub async fn create_sample(&self, file: &str) -> ObjectOf<K> {
+    #[track_caller]
+    pub fn create_sample(&self, file: &str) -> impl Future<Output = ObjectOf<K>> {
+        self.create_sample_at(file, Location::caller())
+    }
+
+    async fn create_sample_at(&self, file: &str, at: Caller) -> ObjectOf<K> {
         let path = self.project.join("config/samples").join(file);
         let sample: ObjectOf<K> =
-            crate::object_from_file(&path).unwrap_or_else(|err| panic!("the sample {}: {err}", path.display()));
+            crate::object_from_file(&path).unwrap_or_else(|err| panic!("{at}: the sample {}: {err}", path.display()));
         match self.api().create(&PostParams::default(), &sample).await {
             Ok(created) => created,
             Err(kube::Error::SerdeError(err)) => panic!(
-                "the API server stored the sample {}, but it does not read back as {}: {err}. The CRD installed from config/crd/bases is likely older than the types (the server drops fields its schema lacks): run `make manifests`",
+                "{at}: the API server stored the sample {}, but it does not read back as {}: {err}. The CRD installed from config/crd/bases is likely older than the types (the server drops fields its schema lacks): run `make manifests`",
                 path.display(),
                 <ObjectOf<K> as Resource>::kind(&()),
             ),
-            Err(err) => panic!("the API server refuses the sample {}: {err}", path.display()),
+            Err(err) => panic!("{at}: the API server refuses the sample {}: {err}", path.display()),
         }
     }
 
@@ -303,27 +322,35 @@ impl<K: Kind> ControllerTest<K> {
     ///
     /// # Panics
     /// When that does not happen within [`WAIT`], or the manager ends first (with its error).
-    pub async fn wait_for(&self, object: &ObjectOf<K>, done: impl Fn(&ObjectOf<K>) -> bool) -> ObjectOf<K> {
+    #[track_caller]
+    pub fn wait_for(
+        &self,
+        object: &ObjectOf<K>,
+        done: impl Fn(&ObjectOf<K>) -> bool,
+    ) -> impl Future<Output = ObjectOf<K>> {
+        let at = Location::caller();
         let (api, name) = (self.api(), object.name_any());
-        let wait = crate::wait::wait_for_or(&api, &name, done, || {
-            let failure = self.passes.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            failure.as_ref().map(|why| format!("; the last pass over {why}")).unwrap_or_default()
-        });
-        self.unless_manager_ends(wait).await
+        async move {
+            let why = || {
+                let failure = self.passes.failure.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                failure.as_ref().map(|why| format!("; the last pass over {why}")).unwrap_or_default()
+            };
+            self.unless_manager_ends(crate::wait::wait_for_or(&api, &name, done, why, at), at).await
+        }
     }
 
     /// `wait`'s outcome; but when the manager ends first (a `Config` it refused at start, a
     /// port it could not bind), or the API server refuses it a request (a rule missing from
     /// `config/rbac/role.yaml`), a panic at once that says so: what the manager was to do will
     /// not happen, and the wait would only time out.
-    async fn unless_manager_ends<T>(&self, wait: impl Future<Output = T>) -> T {
+    async fn unless_manager_ends<T>(&self, wait: impl Future<Output = T>, at: Caller) -> T {
         let mut ended = self.ended.clone();
         tokio::select! {
             value = wait => value,
             Ok(why) = ended.wait_for(Option::is_some) => {
-                panic!("while the test waited, {}", why.as_deref().unwrap_or("the manager ended"))
+                panic!("{at}: while the test waited, {}", why.as_deref().unwrap_or("the manager ended"))
             }
-            denial = self.denials.first() => panic!("while the test waited, {}", denial.explain()),
+            denial = self.denials.first() => panic!("{at}: while the test waited, {}", denial.explain()),
         }
     }
 
@@ -340,11 +367,16 @@ impl<K: Kind> ControllerTest<K> {
     ///
     /// # Panics
     /// When that does not happen within [`WAIT`], or the manager ends first.
-    pub async fn settled(&self) {
-        self.unless_manager_ends(self.settle()).await;
+    #[track_caller]
+    pub fn settled(&self) -> impl Future<Output = ()> {
+        self.settled_at(Location::caller())
     }
 
-    async fn settle(&self) {
+    async fn settled_at(&self, at: Caller) {
+        self.unless_manager_ends(self.settle(at), at).await;
+    }
+
+    async fn settle(&self, at: Caller) {
         let called = Instant::now();
         let deadline = called + WAIT;
         loop {
@@ -357,7 +389,7 @@ impl<K: Kind> ControllerTest<K> {
                 let writes = self.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 let last = writes[writes.len().saturating_sub(5)..].join("\n");
                 panic!(
-                    "the manager did not settle within {WAIT:?} (a pass that writes what it watches starts the next one); its last writes:\n{last}"
+                    "{at}: the manager did not settle within {WAIT:?} (a pass that writes what it watches starts the next one); its last writes:\n{last}"
                 );
             }
             tokio::time::sleep(POLL).await;
@@ -368,16 +400,21 @@ impl<K: Kind> ControllerTest<K> {
     /// run and the manager has settled, and returns the object as the annotation left it: an
     /// idempotent controller wrote nothing since, so reading it again gives the same
     /// `resourceVersion`.
-    pub async fn touch(&self, object: &ObjectOf<K>) -> ObjectOf<K> {
-        self.settled().await;
+    #[track_caller]
+    pub fn touch(&self, object: &ObjectOf<K>) -> impl Future<Output = ObjectOf<K>> {
+        self.touch_at(object, Location::caller())
+    }
+
+    async fn touch_at(&self, object: &ObjectOf<K>, at: Caller) -> ObjectOf<K> {
+        self.settled_at(at).await;
         let before = self.passes(object);
         let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         let patch = serde_json::json!({ "metadata": { "annotations": { "rop-testenv/touched": stamp.as_nanos().to_string() } } });
         let touched = self.api().patch(&object.name_any(), &PatchParams::default(), &Patch::Merge(&patch)).await;
-        let touched = touched.unwrap_or_else(|err| panic!("cannot annotate {}: {err}", object.name_any()));
-        let pass = crate::wait_until("a pass over the touched object", || self.passes(object) > before);
-        self.unless_manager_ends(pass).await;
-        self.settled().await;
+        let touched = touched.unwrap_or_else(|err| panic!("{at}: cannot annotate {}: {err}", object.name_any()));
+        let pass = crate::wait::wait_until_at("a pass over the touched object", || self.passes(object) > before, at);
+        self.unless_manager_ends(pass, at).await;
+        self.settled_at(at).await;
         touched
     }
 
@@ -394,7 +431,15 @@ impl<K: Kind> ControllerTest<K> {
     ///
     /// # Panics
     /// When none appears within [`WAIT`], or `owner` controls more than one.
-    pub async fn owned<O>(&self, owner: &ObjectOf<K>) -> O
+    #[track_caller]
+    pub fn owned<O>(&self, owner: &ObjectOf<K>) -> impl Future<Output = O>
+    where
+        O: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + DeserializeOwned,
+    {
+        self.owned_at(owner, Location::caller())
+    }
+
+    async fn owned_at<O>(&self, owner: &ObjectOf<K>, at: Caller) -> O
     where
         O: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + DeserializeOwned,
     {
@@ -403,19 +448,23 @@ impl<K: Kind> ControllerTest<K> {
             |o: &O| o.owner_references().iter().any(|r| Some(&r.uid) == uid.as_ref() && r.controller == Some(true));
         let what = format!("a {} controlled by {}", O::kind(&()), owner.name_any());
         let deadline = Instant::now() + WAIT;
-        self.unless_manager_ends(async {
-            loop {
-                let listed = self.api_of::<O>().list(&ListParams::default()).await;
-                let mut owned: Vec<O> = listed.unwrap_or_else(|err| panic!("cannot list {what}: {err}")).items;
-                owned.retain(controlled);
-                match owned.len() {
-                    0 => assert!(Instant::now() < deadline, "no {what} within {WAIT:?}"),
-                    1 => return owned.remove(0),
-                    n => panic!("{n} objects are {what}: use `api_of` and pick one"),
+        self.unless_manager_ends(
+            async {
+                loop {
+                    let listed = self.api_of::<O>().list(&ListParams::default()).await;
+                    let mut owned: Vec<O> =
+                        listed.unwrap_or_else(|err| panic!("{at}: cannot list {what}: {err}")).items;
+                    owned.retain(controlled);
+                    match owned.len() {
+                        0 => assert!(Instant::now() < deadline, "{at}: no {what} within {WAIT:?}"),
+                        1 => return owned.remove(0),
+                        n => panic!("{at}: {n} objects are {what}: use `api_of` and pick one"),
+                    }
+                    tokio::time::sleep(POLL).await;
                 }
-                tokio::time::sleep(POLL).await;
-            }
-        })
+            },
+            at,
+        )
         .await
     }
 
@@ -426,7 +475,15 @@ impl<K: Kind> ControllerTest<K> {
     /// # Panics
     /// When either does not happen within [`WAIT`], or the API server refuses the deletion or
     /// the change.
-    pub async fn heals<O>(&self, owned: &O, change: Value)
+    #[track_caller]
+    pub fn heals<O>(&self, owned: &O, change: Value) -> impl Future<Output = ()>
+    where
+        O: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
+    {
+        self.heals_at(owned, change, Location::caller())
+    }
+
+    async fn heals_at<O>(&self, owned: &O, change: Value, at: Caller)
     where
         O: Resource<DynamicType = (), Scope: KindScope> + Clone + Debug + Serialize + DeserializeOwned,
     {
@@ -434,13 +491,15 @@ impl<K: Kind> ControllerTest<K> {
         let spec = |o: &O| serde_json::to_value(o).ok().and_then(|mut json| json.get_mut("spec").map(Value::take));
         let as_applied = spec(owned);
         if let Err(err) = api.delete(&name, &DeleteParams::default()).await {
-            panic!("cannot delete {name}: {err}");
+            panic!("{at}: cannot delete {name}: {err}");
         }
-        self.unless_manager_ends(crate::wait_for(&api, &name, |o| o.uid() != uid && spec(o) == as_applied)).await;
+        let back = |o: &O| o.uid() != uid && spec(o) == as_applied;
+        self.unless_manager_ends(crate::wait::wait_for_or(&api, &name, back, String::new, at), at).await;
         if let Err(err) = api.patch(&name, &PatchParams::default(), &Patch::Merge(&change)).await {
-            panic!("cannot change {name}: {err}");
+            panic!("{at}: cannot change {name}: {err}");
         }
-        self.unless_manager_ends(crate::wait_for(&api, &name, |o| spec(o) == as_applied)).await;
+        let put_back = |o: &O| spec(o) == as_applied;
+        self.unless_manager_ends(crate::wait::wait_for_or(&api, &name, put_back, String::new, at), at).await;
     }
 
     /// Checks that the controller is idempotent: starts a pass over `object` (see
@@ -449,10 +508,15 @@ impl<K: Kind> ControllerTest<K> {
     ///
     /// # Panics
     /// When the manager wrote, or the pass did not run within [`WAIT`].
-    pub async fn assert_idempotent(&self, object: &ObjectOf<K>) {
-        self.settled().await;
+    #[track_caller]
+    pub fn assert_idempotent(&self, object: &ObjectOf<K>) -> impl Future<Output = ()> {
+        self.assert_idempotent_at(object, Location::caller())
+    }
+
+    async fn assert_idempotent_at(&self, object: &ObjectOf<K>, at: Caller) {
+        self.settled_at(at).await;
         let before = self.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len();
-        let touched = self.touch(object).await;
+        let touched = self.touch_at(object, at).await;
         let writes = self.writes.lock().unwrap_or_else(std::sync::PoisonError::into_inner)[before..].to_vec();
         if writes.is_empty() {
             return;
@@ -468,31 +532,41 @@ impl<K: Kind> ControllerTest<K> {
         let now = self.api().get(&object.name_any()).await;
         let changed = now.map(|now| crate::diff(&fields(&touched), &fields(&now))).unwrap_or_default();
         let changed = if changed.is_empty() { String::new() } else { format!("\nand changed {changed:?}") };
-        panic!("a pass over the converged {} wrote:\n{}{changed}", object.name_any(), writes.join("\n"));
+        panic!("{at}: a pass over the converged {} wrote:\n{}{changed}", object.name_any(), writes.join("\n"));
     }
 
     /// Deletes `object` and waits until it is gone (its finalizers, if any, let it go).
-    pub async fn delete(&self, object: &ObjectOf<K>) {
+    #[track_caller]
+    pub fn delete(&self, object: &ObjectOf<K>) -> impl Future<Output = ()> {
+        self.delete_at(object, Location::caller())
+    }
+
+    async fn delete_at(&self, object: &ObjectOf<K>, at: Caller) {
         let name = object.name_any();
         if let Err(err) = self.api().delete(&name, &DeleteParams::default()).await {
-            panic!("cannot delete {name}: {err}");
+            panic!("{at}: cannot delete {name}: {err}");
         }
-        self.unless_manager_ends(crate::wait_until_gone(&self.api(), &name)).await;
+        self.unless_manager_ends(crate::wait::wait_until_gone_at(&self.api(), &name, at), at).await;
     }
 
     /// Stops the manager and waits for it.
     ///
     /// # Panics
     /// When the manager failed (a server that could not start, a lost lease): with its error.
-    pub async fn stop(mut self) {
+    #[track_caller]
+    pub fn stop(self) -> impl Future<Output = ()> {
+        self.stop_at(Location::caller())
+    }
+
+    async fn stop_at(mut self, at: Caller) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
         let Some(running) = self.running.take() else { return };
         match running.await {
             Ok(Ok(())) => {}
-            Ok(Err(err)) => panic!("the manager failed: {}", error_chain(&err)),
-            Err(err) => panic!("the manager's task failed: {err}"),
+            Ok(Err(err)) => panic!("{at}: the manager failed: {}", error_chain(&err)),
+            Err(err) => panic!("{at}: the manager's task failed: {err}"),
         }
     }
 }

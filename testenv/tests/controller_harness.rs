@@ -235,20 +235,33 @@ fn a_controller_that_writes_on_every_pass_is_not_idempotent() {
         let widget = controller.create_sample("harness_v1_widget.yaml").await;
         let config_maps = controller.api_of::<ConfigMap>();
         rop_testenv::wait_for(&config_maps, "sample-last", |_| true).await;
+        let called = line!() + 1;
         let checked = tokio::spawn(async move { controller.assert_idempotent(&widget).await }).await;
         let panic = checked.expect_err("the check fails").into_panic();
-        let message = panic.downcast_ref::<String>().expect("a formatted message");
+        let message = from_line(panic.downcast_ref::<String>().expect("a formatted message"), called);
         let write = "PATCH /api/v1/namespaces/default/configmaps/sample-last?&force=true&fieldManager=restless";
         assert!(message.starts_with(&format!("a pass over the converged sample wrote:\n{write}")), "{message}");
     });
 }
 
-/// Runs `reconciler` on the sample and waits for its status: the wait's panic message, and how
-/// long it took to come.
+/// `message` without the place it starts with, which must be line `line` of this file
+/// (`testenv/tests/controller_harness.rs:<line>:<column>: `): a failed check names the test's
+/// line that called it, not a line of rop-testenv.
+fn from_line(message: &str, line: u32) -> &str {
+    let prefix = format!("{}:{line}:", file!());
+    let rest = message.strip_prefix(&prefix).unwrap_or_else(|| panic!("{message:?} does not start with {prefix:?}"));
+    let (column, rest) = rest.split_once(": ").unwrap_or_else(|| panic!("no column in {message:?}"));
+    assert!(column.parse::<u32>().is_ok(), "{message}");
+    rest
+}
+
+/// Runs `reconciler` on the sample and waits for its status: the wait's panic message, without
+/// the test's line it starts with, and how long it took to come.
 fn failed_wait(reconciler: impl Reconciler<Kind = Widget>) -> Option<(String, std::time::Duration)> {
     let env = TestEnv::start_or_skip()?;
     let project = project();
     let started = std::time::Instant::now();
+    let called = line!() + 5;
     let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         env.block_on(async {
             let controller = env.start_controller(project.path(), reconciler).await;
@@ -257,7 +270,8 @@ fn failed_wait(reconciler: impl Reconciler<Kind = Widget>) -> Option<(String, st
         })
     }));
     let message = waited.expect_err("the wait fails");
-    Some((message.downcast_ref::<String>().expect("a formatted message").clone(), started.elapsed()))
+    let message = message.downcast_ref::<String>().expect("a formatted message");
+    Some((from_line(message, called).to_string(), started.elapsed()))
 }
 
 #[test]
@@ -310,13 +324,14 @@ fn the_crds_of_other_projects_in_config_crd_external_are_installed_too() {
 fn without_its_crd_the_project_is_told_to_run_make_manifests() {
     let Some(env) = TestEnv::start_or_skip() else { return };
     let empty = tempfile::tempdir().unwrap();
+    let called = line!() + 3;
     let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         env.block_on(async {
             env.start_controller(empty.path(), Widgets).await;
         })
     }));
     let message = started.unwrap_err();
-    let message = message.downcast_ref::<String>().unwrap();
+    let message = from_line(message.downcast_ref::<String>().unwrap(), called);
     assert!(message.starts_with("the CRDs install (run `make manifests` first): "), "{message}");
 }
 
@@ -330,6 +345,7 @@ fn a_crd_older_than_the_types_is_named_when_the_sample_does_not_read_back() {
     *spec = serde_json::json!({ "type": "object" });
     let file = project.path().join("config/crd/bases/widgets.harness.rop.dev.yaml");
     std::fs::write(file, serde_yaml::to_string(&crd).unwrap()).unwrap();
+    let called = line!() + 4;
     let created = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         env.block_on(async {
             let controller = env.start_controller(project.path(), Widgets).await;
@@ -337,7 +353,7 @@ fn a_crd_older_than_the_types_is_named_when_the_sample_does_not_read_back() {
         })
     }));
     let message = created.unwrap_err();
-    let message = message.downcast_ref::<String>().unwrap();
+    let message = from_line(message.downcast_ref::<String>().unwrap(), called);
     let sample = project.path().join("config/samples/harness_v1_widget.yaml");
     let expected = format!(
         "the API server stored the sample {}, but it does not read back as Widget: missing field `value` at line 1 column ",
