@@ -72,8 +72,13 @@ pub fn compare_crds(old: &Value, new: &Value, options: &CompatOptions) -> Vec<Fi
     let mut report = Report::default();
     versions::check_crd(old, old_spec, new_spec, options, &mut report);
     let new_versions = versions::list(new_spec);
-    for (old_version, old_name) in versions::list(old_spec).into_iter().map(|v| (v, versions::name(v))) {
-        let Some((index, new_version)) = new_versions.iter().enumerate().find(|(_, v)| versions::name(v) == old_name)
+    let old_versions = versions::list(old_spec);
+    for (at, (old_version, old_name)) in old_versions.iter().map(|v| (*v, versions::name(v))).enumerate() {
+        // A name listed twice (the API server refuses that; `verify_crd` reports it) pairs the
+        // n-th of OLD with the n-th of NEW, so a revision compared with itself is unchanged.
+        let nth = old_versions[..at].iter().filter(|v| versions::name(v) == old_name).count();
+        let Some((index, new_version)) =
+            new_versions.iter().enumerate().filter(|(_, v)| versions::name(v) == old_name).nth(nth)
         else {
             continue;
         };
@@ -200,6 +205,24 @@ mod tests {
         assert_eq!(canonical(&json!({"enum": ["q", "p"], "b": 1})), canonical(&json!({"b": 1.0, "enum": ["p", "q"]})));
         assert_ne!(canonical(&json!({"items": ["q", "p"]})), canonical(&json!({"items": ["p", "q"]})));
         assert_ne!(canonical(&json!(1.5)), canonical(&json!(1)));
+    }
+
+    /// Found by fuzzing (`fuzz/`, target `verify_against`): with a version name listed twice,
+    /// the second was compared with the first, so a CRD compared with itself broke.
+    #[test]
+    fn a_version_listed_twice_is_compared_with_its_own_twin() {
+        use serde_json::json;
+        let version = |name: &str, fields: &[&str]| {
+            let properties: serde_json::Map<String, serde_json::Value> =
+                fields.iter().map(|f| (f.to_string(), json!({"type": "string"}))).collect();
+            json!({"name": name, "served": true, "storage": name == "v1", "schema": {"openAPIV3Schema":
+                {"type": "object", "properties": {"spec": {"type": "object", "properties": properties}}}}})
+        };
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced", "names": {"kind": "Widget", "plural": "widgets"},
+                "versions": [version("v1beta1", &["a"]), version("v1beta1", &["a", "b"]), version("v1", &["a"])]}});
+        assert_eq!(super::compare_crds(&crd, &crd, &super::CompatOptions::default()), vec![]);
     }
 
     #[test]
