@@ -279,6 +279,48 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
         (Data::Union(_), None) => TokenStream::new(),
     };
     let conditions = conditions_impl(input);
+    let delegation = if generics.params.is_empty() {
+        // Through `rop::__private::Mirror`: when schemars' derive fails on the mirror, its error
+        // stays the only one (see there).
+        let mirror_of = quote!((&::rop::__private::Mirror::<#mirror>(::core::marker::PhantomData)));
+        quote! {
+            impl #schemars::JsonSchema for #ident {
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    use ::rop::__private::{MirrorFailed as _, MirrorSchema as _};
+                    #mirror_of.schema_name()
+                }
+                fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                    use ::rop::__private::{MirrorFailed as _, MirrorSchema as _};
+                    #mirror_of.schema_id()
+                }
+                fn inline_schema() -> bool {
+                    use ::rop::__private::{MirrorFailed as _, MirrorSchema as _};
+                    #mirror_of.inline_schema()
+                }
+                fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                    use ::rop::__private::{MirrorFailed as _, MirrorSchema as _};
+                    #mirror_of.json_schema(generator)
+                }
+            }
+        }
+    } else {
+        quote! {
+            impl #impl_bounded #schemars::JsonSchema for #ident #ty_generics #where_bounded {
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    <#mirror #ty_generics as #schemars::JsonSchema>::schema_name()
+                }
+                fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                    <#mirror #ty_generics as #schemars::JsonSchema>::schema_id()
+                }
+                fn inline_schema() -> bool {
+                    <#mirror #ty_generics as #schemars::JsonSchema>::inline_schema()
+                }
+                fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                    <#mirror #ty_generics as #schemars::JsonSchema>::json_schema(generator)
+                }
+            }
+        }
+    };
     Ok(quote! {
         #null_warnings
         #conditions
@@ -294,20 +336,7 @@ pub fn expand(input: &DeriveInput, kind_key: &dyn Fn(&str) -> bool) -> syn::Resu
 
             #default_impl
 
-            impl #impl_bounded #schemars::JsonSchema for #ident #ty_generics #where_bounded {
-                fn schema_name() -> ::std::borrow::Cow<'static, str> {
-                    <#mirror #ty_generics as #schemars::JsonSchema>::schema_name()
-                }
-                fn schema_id() -> ::std::borrow::Cow<'static, str> {
-                    <#mirror #ty_generics as #schemars::JsonSchema>::schema_id()
-                }
-                fn inline_schema() -> bool {
-                    <#mirror #ty_generics as #schemars::JsonSchema>::inline_schema()
-                }
-                fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
-                    <#mirror #ty_generics as #schemars::JsonSchema>::json_schema(generator)
-                }
-            }
+            #delegation
 
             #checked
         };

@@ -102,4 +102,52 @@ pub mod __private {
         note = "on other types, #[rop(...)] takes schema markers only; see docs/markers.md"
     )]
     pub trait KindSpec {}
+
+    /// The schema `rop::JsonSchema` hands on from the mirror type it derives schemars'
+    /// `JsonSchema` on. When schemars' derive refuses an attribute (`#[schemars(bogus)]`), its
+    /// error is the only one: the mirror then has no `JsonSchema`, and method resolution falls
+    /// back from [`MirrorSchema`] (on `Mirror<T>`) to [`MirrorFailed`] (on `&Mirror<T>`),
+    /// instead of an E0277 listing every type that implements the trait.
+    pub struct Mirror<T>(pub ::core::marker::PhantomData<T>);
+
+    /// The mirror's schema, when schemars' derive made it.
+    pub trait MirrorSchema {
+        fn schema_name(&self) -> ::std::borrow::Cow<'static, str>;
+        fn schema_id(&self) -> ::std::borrow::Cow<'static, str>;
+        fn inline_schema(&self) -> bool;
+        fn json_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    }
+
+    impl<T: schemars::JsonSchema> MirrorSchema for Mirror<T> {
+        fn schema_name(&self) -> ::std::borrow::Cow<'static, str> {
+            T::schema_name()
+        }
+        fn schema_id(&self) -> ::std::borrow::Cow<'static, str> {
+            T::schema_id()
+        }
+        fn inline_schema(&self) -> bool {
+            T::inline_schema()
+        }
+        fn json_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            T::json_schema(generator)
+        }
+    }
+
+    /// Never called: a crate where it is chosen does not compile (schemars' derive failed).
+    pub trait MirrorFailed {
+        fn schema_name(&self) -> ::std::borrow::Cow<'static, str> {
+            unreachable!("schemars' derive failed")
+        }
+        fn schema_id(&self) -> ::std::borrow::Cow<'static, str> {
+            unreachable!("schemars' derive failed")
+        }
+        fn inline_schema(&self) -> bool {
+            unreachable!("schemars' derive failed")
+        }
+        fn json_schema(&self, _: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            unreachable!("schemars' derive failed")
+        }
+    }
+
+    impl<T> MirrorFailed for &Mirror<T> {}
 }
