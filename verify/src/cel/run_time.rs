@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 
+use cel::common::ast::{EntryExpr, Expr, IdedEntryExpr, IdedExpr};
 use serde_json::{Map, Value};
 
 use super::{check, cost, decl, parse, types};
@@ -29,8 +30,22 @@ pub(crate) const BUDGET: u64 = 10_000_000;
 /// The estimated cost of `rule` with `self` bound to `value` at a node of schema `schema`
 /// (`resource_root` for the schema's root or an embedded resource), using the sizes `value`
 /// has instead of the schema's `maxItems`, `maxProperties` and `maxLength` where those are
-/// smaller. `None` when the rule does not parse or type-check against `schema`.
+/// smaller. A rule that does not type-check against `schema` (the API server refuses it) gets
+/// the bound [`untyped`] gives. `None` when the rule does not parse.
 pub(crate) fn estimate(
+    rule: &str,
+    schema: &Value,
+    value: &Value,
+    resource_root: bool,
+    optional_old_self: bool,
+) -> Option<u64> {
+    let (parsed, _) = parse(rule).ok()?;
+    let typed = typed(&parsed, rule, schema, value, resource_root, optional_old_self);
+    Some(typed.unwrap_or_else(|| untyped(&parsed, rule, value)))
+}
+
+fn typed(
+    parsed: &IdedExpr,
     rule: &str,
     schema: &Value,
     value: &Value,
@@ -42,16 +57,57 @@ pub(crate) fn estimate(
     let mut bounded = schema.clone();
     bound(&mut bounded, String::new(), &sizes);
     let decl = decl::declare(bounded.as_object()?, resource_root, "selfType")?;
-    let (parsed, _) = parse(rule).ok()?;
     let this = decl.cel_type();
     let old_self = if optional_old_self { types::Type::Optional(Box::new(this.clone())) } else { this.clone() };
-    let checked = check::check(&parsed, &check::Variables { this, old_self });
+    let checked = check::check(parsed, &check::Variables { this, old_self });
     if !checked.errors.is_empty() {
         return None;
     }
     let derived = serde_json::to_string(value).map_or(0, |json| json.len()) + rule.len();
     let unknown = cost::Range { min: 0, max: derived as u64 };
-    Some(cost::estimate_with(&parsed, &checked, &decl, unknown).0.max)
+    Some(cost::estimate_with(parsed, &checked, &decl, unknown).0.max)
+}
+
+/// A bound that needs no types: each comprehension runs at most once per node of `value`, so
+/// `d` nested comprehensions take `(nodes + 1)^(d + 1)` steps of at most the rule's length each.
+fn untyped(parsed: &IdedExpr, rule: &str, value: &Value) -> u64 {
+    let nodes = nodes(value).saturating_add(1);
+    nodes.saturating_pow(nesting(parsed).saturating_add(1)).saturating_mul(rule.len() as u64)
+}
+
+/// How many JSON values `value` holds, itself included.
+fn nodes(value: &Value) -> u64 {
+    match value {
+        Value::Array(items) => items.iter().map(nodes).fold(1, u64::saturating_add),
+        Value::Object(map) => map.values().map(nodes).fold(1, u64::saturating_add),
+        _ => 1,
+    }
+}
+
+/// How deep comprehensions (`all`, `exists`, `map`, `filter`, ...) nest in `e`.
+fn nesting(e: &IdedExpr) -> u32 {
+    let deepest = |exprs: Vec<&IdedExpr>| exprs.into_iter().map(nesting).max().unwrap_or(0);
+    fn entries(entries: &[IdedEntryExpr]) -> Vec<&IdedExpr> {
+        entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                EntryExpr::MapEntry(me) => vec![&me.key, &me.value],
+                EntryExpr::StructField(f) => vec![&f.value],
+            })
+            .collect()
+    }
+    match &e.expr {
+        Expr::Comprehension(c) => {
+            let body = deepest(vec![&c.loop_cond, &c.loop_step, &c.result]);
+            deepest(vec![&c.iter_range, &c.accu_init]).max(body.saturating_add(1))
+        }
+        Expr::Call(call) => deepest(call.target.iter().map(|t| &**t).chain(call.args.iter()).collect()),
+        Expr::Select(s) => nesting(&s.operand),
+        Expr::List(l) => deepest(l.elements.iter().collect()),
+        Expr::Map(m) => deepest(entries(&m.entries)),
+        Expr::Struct(s) => deepest(entries(&s.entries)),
+        _ => 0,
+    }
 }
 
 /// Records, for each schema node under `at` (a path of `properties/<name>`, `items` and

@@ -442,6 +442,23 @@ mod tests {
         assert!(findings[0].1.contains("cannot be parsed: ERROR: <input>:-1:0: "), "{}", findings[0].1);
     }
 
+    /// Found by fuzzing (`fuzz/`, target `crd_reader`): a rule that cannot be typed against its
+    /// schema (list items without a type) had no estimate and ran for minutes.
+    #[test]
+    fn a_rule_without_types_is_bounded_by_the_values_size() {
+        let rule = "self.l.all(x, self.l.all(y, self.l.all(z, x == z)))";
+        let schema = json!({"type": "object", "properties": {"l": {"type": "array", "items": {}}},
+            "x-kubernetes-validations": [{"rule": rule}]});
+        let findings = run_rule(schema, json!({"l": (0..100).collect::<Vec<i32>>()}));
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].0, Rule::SampleCelUnevaluated);
+        assert!(
+            findings[0].1.contains("may cost more on this value than the API server lets one rule run"),
+            "{}",
+            findings[0].1
+        );
+    }
+
     /// The rules of one object share the server's run-time budget: once the estimates of the
     /// rules run pass it, the rest are left to the server.
     #[test]
