@@ -74,12 +74,7 @@ pub fn compare_crds(old: &Value, new: &Value, options: &CompatOptions) -> Vec<Fi
     let new_versions = versions::list(new_spec);
     let old_versions = versions::list(old_spec);
     for (at, (old_version, old_name)) in old_versions.iter().map(|v| (*v, versions::name(v))).enumerate() {
-        // A name listed twice (the API server refuses that; `verify_crd` reports it) pairs the
-        // n-th of OLD with the n-th of NEW, so a revision compared with itself is unchanged.
-        let nth = old_versions[..at].iter().filter(|v| versions::name(v) == old_name).count();
-        let Some((index, new_version)) =
-            new_versions.iter().enumerate().filter(|(_, v)| versions::name(v) == old_name).nth(nth)
-        else {
+        let Some((index, new_version)) = versions::twin(&old_versions, at, &new_versions) else {
             continue;
         };
         let base = format!("spec.versions[{index}]");
@@ -208,20 +203,26 @@ mod tests {
     }
 
     /// Found by fuzzing (`fuzz/`, target `verify_against`): with a version name listed twice,
-    /// the second was compared with the first, so a CRD compared with itself broke.
+    /// the second was compared with the first (its schema, whether it is served), so a CRD
+    /// compared with itself broke.
     #[test]
     fn a_version_listed_twice_is_compared_with_its_own_twin() {
         use serde_json::json;
-        let version = |name: &str, fields: &[&str]| {
+        let version = |name: &str, served: bool, storage: bool, fields: &[&str]| {
             let properties: serde_json::Map<String, serde_json::Value> =
                 fields.iter().map(|f| (f.to_string(), json!({"type": "string"}))).collect();
-            json!({"name": name, "served": true, "storage": name == "v1", "schema": {"openAPIV3Schema":
+            json!({"name": name, "served": served, "storage": storage, "schema": {"openAPIV3Schema":
                 {"type": "object", "properties": {"spec": {"type": "object", "properties": properties}}}}})
         };
+        let versions = [
+            version("v1beta1", true, false, &["a"]),
+            version("v1", false, false, &["a"]),
+            version("v1", true, true, &["a", "b"]),
+        ];
         let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
             "metadata": {"name": "widgets.example.com"},
             "spec": {"group": "example.com", "scope": "Namespaced", "names": {"kind": "Widget", "plural": "widgets"},
-                "versions": [version("v1beta1", &["a"]), version("v1beta1", &["a", "b"]), version("v1", &["a"])]}});
+                "versions": versions}});
         assert_eq!(super::compare_crds(&crd, &crd, &super::CompatOptions::default()), vec![]);
     }
 

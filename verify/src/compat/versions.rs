@@ -15,6 +15,19 @@ pub(super) fn list(spec: &Map<String, Value>) -> Vec<&Map<String, Value>> {
     spec.get("versions").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object).collect()
 }
 
+/// The entry of `new` (with its index) that stands for `old[at]`: the one of the same name, and
+/// with a name listed more than once (the API server refuses that; `verify_crd` reports it)
+/// the n-th of that name for the n-th, so that a revision compared with itself is unchanged.
+pub(super) fn twin<'a>(
+    old: &[&Map<String, Value>],
+    at: usize,
+    new: &[&'a Map<String, Value>],
+) -> Option<(usize, &'a Map<String, Value>)> {
+    let wanted = name(old[at]);
+    let nth = old[..at].iter().filter(|v| name(v) == wanted).count();
+    new.iter().copied().enumerate().filter(|(_, v)| name(v) == wanted).nth(nth)
+}
+
 /// A version entry's `name` (empty if missing).
 pub(super) fn name(version: &Map<String, Value>) -> &str {
     version.get("name").and_then(Value::as_str).unwrap_or("")
@@ -111,9 +124,10 @@ fn check_removed_versions(
             stored.insert(name(version));
         }
     }
-    for version in list(old_spec) {
+    let old_versions = list(old_spec);
+    for (at, version) in old_versions.iter().copied().enumerate() {
         let old_name = name(version);
-        let found = new_versions.iter().enumerate().find(|(_, v)| name(v) == old_name);
+        let found = twin(&old_versions, at, &new_versions);
         if found.is_none() && stored.contains(old_name) {
             report.add(
                 Rule::CompatStoredVersionRemoved,
