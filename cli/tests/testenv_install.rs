@@ -479,3 +479,61 @@ fn downloaded_binaries_run_the_test_api_server() {
     });
     assert_eq!(data, Some([("from".to_string(), "envtest archive".to_string())].into()));
 }
+
+/// What rop-testenv takes for setup-envtest's store, printed when this test binary runs itself
+/// with `ROP_PRINT_SETUP_ENVTEST_STORE=1` in the environment under test; a no-op otherwise.
+#[test]
+fn print_setup_envtest_store() {
+    if std::env::var_os("ROP_PRINT_SETUP_ENVTEST_STORE").is_some() {
+        let store = rop_testenv::setup_envtest_store().expect("HOME is set");
+        println!("STORE={}", store.display());
+    }
+}
+
+/// The CLI and rop-testenv compute setup-envtest's store each (the `rop` binary does not link
+/// rop-testenv): with and without `XDG_DATA_HOME`, a release `rop testenv install` finds there
+/// is in the folder rop-testenv searches.
+#[test]
+fn the_cli_finds_binaries_in_the_setup_envtest_store_rop_testenv_searches() {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    if std::env::consts::OS != "linux" {
+        return;
+    }
+    for xdg in [None, Some("data")] {
+        let home = tempfile::tempdir().unwrap();
+        let mut env: Vec<(&str, std::path::PathBuf)> = vec![("HOME", home.path().to_path_buf())];
+        if let Some(dir) = xdg {
+            env.push(("XDG_DATA_HOME", home.path().join(dir)));
+        }
+        let printed = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "print_setup_envtest_store", "--nocapture", "--test-threads=1"])
+            .env("ROP_PRINT_SETUP_ENVTEST_STORE", "1")
+            .env_remove("XDG_DATA_HOME")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
+            .output()
+            .unwrap();
+        let printed = text(&printed.stdout);
+        // libtest prints the test's name on the same line.
+        let store =
+            printed.lines().find_map(|l| l.split_once("STORE=")).map(|(_, s)| s).unwrap_or_else(|| panic!("{printed}"));
+        let folder = Path::new(store).join(format!("1.37.2-linux-{arch}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for binary in ["etcd", "kube-apiserver"] {
+            let path = folder.join(binary);
+            std::fs::write(&path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        }
+        let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
+        let output = install(&[], &env);
+        let said = format!("{}{}", text(&output.stdout), text(&output.stderr));
+        let expected = format!(
+            "setup-envtest's store holds etcd and kube-apiserver in {}, where rop-testenv finds them",
+            folder.display()
+        );
+        assert!(output.status.success() && said.contains(&expected), "XDG_DATA_HOME {xdg:?}: {said}");
+    }
+}
