@@ -52,6 +52,8 @@ seed() {
       local old="$testdata/verify/compat/old.yaml" case
       for case in "$testdata"/verify/compat/cases/*.yaml; do
         { cat "$old"; printf '\n#~new~#\n'; cat "$case"; } >"$dir/$(basename "$case")"
+        # Alone, each is compared with itself.
+        cp "$case" "$dir/self-$(basename "$case")"
       done
       ;;
     cel)
@@ -102,13 +104,16 @@ PY
   esac
 }
 
-# run TARGET SECONDS [HANG_SECONDS]: the whole output goes to fuzz/logs/TARGET.log; a
-# summary, or on a crash or a hang its end, to the terminal.
+# run TARGET SECONDS [HANG_SECONDS]: builds TARGET (its output on the terminal), then fuzzes
+# it; the fuzzer's whole output goes to fuzz/logs/TARGET.log (replaced each run), a summary, or
+# on a crash or a hang the log's end, to the terminal.
 run() {
   local target=$1 log="logs/$1.log" hang=${3:-120}
+  step "building $target (cargo +nightly fuzz build $target)"
+  cargo +nightly fuzz build "$target"
   seed "$target"
   mkdir -p logs
-  step "fuzzing $target for $2 s (log: fuzz/$log)"
+  step "fuzzing $target for $2 s (log: fuzz/$log, corpus: fuzz/corpus/$target/)"
   if cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$2" -timeout="$hang" \
     -max_len=$MAX_LEN -rss_limit_mb=4096 -print_final_stats=1 >"$log" 2>&1; then
     grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" >&2
@@ -119,16 +124,24 @@ run() {
   fi
 }
 
+# check_seconds N: exits 2 unless N is a whole number of seconds above 0 (libFuzzer takes
+# anything else as 0, which means no limit).
+check_seconds() {
+  [[ $1 =~ ^[0-9]+$ && $1 -gt 0 ]] || { echo "error: SECONDS must be a whole number above 0, not \"$1\"" >&2; exit 2; }
+}
+
 case "${1:-}" in
   list) printf '%s\n' "${TARGETS[@]}" ;;
   smoke)
+    [ $# -le 2 ] || { echo "usage: scripts/fuzz.sh smoke [SECONDS]" >&2; exit 2; }
     seconds=${2:-10}
-    step "building the fuzz targets (cargo +nightly fuzz build)"
-    cargo +nightly fuzz build
+    check_seconds "$seconds"
     for target in "${TARGETS[@]}"; do run "$target" "$seconds"; done
     ;;
   run)
     [ $# -eq 3 ] || { echo "usage: scripts/fuzz.sh run TARGET SECONDS" >&2; exit 2; }
+    [[ " ${TARGETS[*]} " == *" $2 "* ]] || { echo "error: no fuzz target \"$2\": the targets are ${TARGETS[*]}" >&2; exit 2; }
+    check_seconds "$3"
     run "$2" "$3"
     ;;
   *) echo "usage: scripts/fuzz.sh smoke [SECONDS] | run TARGET SECONDS | list" >&2; exit 2 ;;

@@ -1,7 +1,7 @@
 //! The webhook server's decoding: any request body sent to a defaulting, a validating or the
 //! conversion webhook, as the server reads it (JSON, then an `AdmissionReview` or a
 //! `ConversionReview`). The first byte picks the path; the rest is the body. The server must
-//! answer every JSON body with a review, never panic.
+//! answer every JSON body with a response object, and never panic.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -124,6 +124,6 @@ fuzz_target!(|data: &[u8]| {
     let paths = server().paths();
     let path = &paths[usize::from(pick) % paths.len()];
     let answer = runtime().block_on(server().handle(path, review)).expect("a served path answers");
-    // Every answer is a review with a response the API server can read.
+    // Every answer carries a response object, as the API server requires.
     assert!(answer.get("response").is_some_and(Value::is_object), "no response in {answer}");
 });

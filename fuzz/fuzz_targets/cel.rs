@@ -1,7 +1,10 @@
-//! CEL rules (`x-kubernetes-validations`): the input is one rule, placed on the `spec` of a CRD
-//! whose fields cover CEL's types (string, int, double, bool, list, set, map, int-or-string,
-//! timestamp, object). The verifier parses, type-checks and estimates its cost; a rule it
-//! accepts is then evaluated on an object of that CRD, as `rop generate` does with samples.
+//! CEL rules (`x-kubernetes-validations`): the input is one expression, placed on the `spec` of
+//! a CRD with fields of the types a schema gives CEL (string, int, double, bool, list, set, map,
+//! int-or-string, timestamp, duration, object, preserved unknown fields), once as a rule and
+//! once as the messageExpression of a rule that fails. The verifier parses, type-checks and
+//! estimates it; when it accepts the CRD, the expression is evaluated on an object of that CRD,
+//! as `rop generate` does with samples. It may fail by a panic, a hang or running out of
+//! memory only: what the verdicts should be is the differential tests' business.
 #![no_main]
 
 mod common;
@@ -12,7 +15,7 @@ use serde_json::{Value, json};
 fn crd(rule: &str, message_expression: bool) -> Value {
     let mut validation = json!({"rule": rule});
     if message_expression {
-        validation = json!({"rule": "true", "messageExpression": rule});
+        validation = json!({"rule": "false", "messageExpression": rule});
     }
     json!({
         "apiVersion": "apiextensions.k8s.io/v1",
